@@ -1,0 +1,38 @@
+// Two projects: `unit` (next to the code, no I/O) and `integration` (real redis-server, real local HTTP).
+// Workspace packages resolve to their TypeScript sources, so tests never need a build of the package
+// under test; spawned processes (worker kill tests, the CLI) run the built dist/ code.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: {
+    '^@trawl/(api-schema|config|observability|queue|scrape-engine|html|testing)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@trawl/(api|worker)$': '<rootDir>/apps/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int.test.ts', '<rootDir>/tests/**/*.int.test.ts'],
+      slowTestThreshold: 30,
+    },
+  ],
+};

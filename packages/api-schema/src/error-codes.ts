@@ -1,0 +1,45 @@
+/**
+ * Every error code the API can return, with what it means. Codes are a contract: clients branch on them.
+ * The HTTP status of each code is chosen in one place only (apps/api `error-status.ts`).
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: 'The request body, query or path failed validation; `details` lists the issues.',
+  BAD_REQUEST_INVALID_JSON: 'The request body is not valid JSON.',
+  UNSUPPORTED_OPTION: 'The request uses an option this deployment cannot serve yet; `details.option` names it.',
+  INVALID_JOB_ID: 'A job id in the path is not a UUID.',
+  UNAUTHORIZED: 'Missing or invalid API key.',
+  FORBIDDEN: 'The key is valid but may not do this (for example an API key on an admin route).',
+  INSUFFICIENT_CREDITS: 'The operation would exceed the team\'s remaining credits.',
+  NOT_FOUND: 'No such route or resource.',
+  JOB_NOT_FOUND: 'No job with this id for this team (or its results expired).',
+  CONFLICT: 'The job already finished, or an idempotency key was reused.',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than the configured limit.',
+  RATE_LIMITED: 'The team sent more requests per minute than its limit; see Retry-After.',
+  CONCURRENCY_BACKLOG_FULL: 'The team\'s concurrency backlog is full; retry later.',
+  SCRAPE_TIMEOUT: 'The scrape did not finish (or could not start) within its timeout.',
+  MAP_TIMEOUT: 'The map did not finish within its timeout.',
+  SCRAPE_DNS_RESOLUTION_ERROR: 'The target host name could not be resolved.',
+  SCRAPE_CONNECTION_REFUSED: 'The target refused or reset the connection.',
+  SCRAPE_TLS_ERROR: 'The TLS handshake with the target failed (certificate checks are on).',
+  SCRAPE_TOO_LARGE: 'The target response exceeded the size limit (after decompression).',
+  SCRAPE_TOO_MANY_REDIRECTS: 'The target redirected more than 10 times, or in a loop.',
+  SCRAPE_BLOCKED_TARGET: 'The target resolves to a loopback, private, link-local or metadata address.',
+  SCRAPE_INVALID_URL: 'The URL cannot be scraped (bad scheme, no host).',
+  SCRAPE_UNSUPPORTED_CONTENT: 'The target answered with content this deployment cannot convert yet.',
+  SCRAPE_DOCUMENT_PENDING: 'The target is a PDF or office document; the document pipeline is not available.',
+  SCRAPE_FAILED: 'The scrape failed for another reason; `details` says more.',
+  SCRAPE_LOCKDOWN_CACHE_MISS: 'Lockdown mode found no cached copy of the URL.',
+  SCRAPE_NO_CACHED_DATA: 'minAge mode found no cached copy old enough.',
+  JOB_CANCELLED: 'The job was cancelled before it finished.',
+  SERVICE_UNAVAILABLE: 'A dependency (Redis) is unreachable or the server is shutting down.',
+  UNKNOWN_ERROR: 'An unexpected error; `details.errorId` finds it in the logs.',
+} as const;
+
+/** A documented error code; see {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}

@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError } from './load-config.js';
+export { envBoolean, envInt, envOptionalString, envList, envBaseUrl, commonEnv, LOG_LEVELS } from './env-fields.js';
