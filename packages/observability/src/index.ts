@@ -1,1 +1,2 @@
-export {};
+export { createLogger, REDACT_PATHS, type Logger, type CreateLoggerOptions } from './logger.js';
+export { createMetricsRegistry, createHttpMetrics, Registry, Histogram, Counter, Gauge, type HttpMetrics } from './metrics.js';

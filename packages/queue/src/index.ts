@@ -1,1 +1,27 @@
-export {};
+export { RedisKeys } from './redis-keys.js';
+export { createRedisClient, type RedisConnectionOptions } from './redis-connection.js';
+export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
+export { RateLimiter, type RateDecision } from './rate-limiter.js';
+export { CreditLedger, scrapeCredits, remainingCredits, type ScrapeUsage } from './credit-ledger.js';
+export {
+  Admission,
+  type AdmissionOptions,
+  type AdmitOutcome,
+  type DispatchSpec,
+  type PromotedJob,
+  type PriorityClass,
+} from './admission.js';
+export { JobDispatcher, type ReconcileReport } from './job-dispatcher.js';
+export { QueueSet } from './queue-set.js';
+export {
+  JOB_CATALOG,
+  QUEUE_NAMES,
+  scrapeJobSchema,
+  admissionInfoSchema,
+  bullPriority,
+  type QueueName,
+  type ScrapeJob,
+  type QueuePolicy,
+} from './job-catalog.js';
+export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
+export { ResultWaiter } from './result-waiter.js';

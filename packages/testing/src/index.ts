@@ -1,1 +1,3 @@
-export {};
+export { getFreePort } from './free-port.js';
+export { RedisServerFixture } from './redis-server.js';
+export { FixtureSite, type FixtureHandler } from './fixture-site.js';

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * The job catalog: every BullMQ queue, its payload schema and its retry/retention policy. Producers
+ * and processors both go through it; a worker validates each payload with the schema when it picks a
+ * job up (producer and consumer versions differ during a rolling deploy).
+ */
+export const QUEUE_NAMES = ['scrape'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** Admission facts carried to the worker so they end up in `metadata`. */
+export const admissionInfoSchema = z.object({
+  limited: z.boolean(),
+  waitMs: z.number().nonnegative(),
+});
+
+/** Payload of a scrape job (queue `scrape`). */
+export const scrapeJobSchema = z.object({
+  /** Payload version; bump on incompatible change. */
+  v: z.literal(1),
+  jobId: z.uuid(),
+  teamId: z.string().min(1),
+  /** The validated scrape request, defaults applied (api-schema's parsed scrape request). */
+  request: z.record(z.string(), z.unknown()),
+  /** Absolute deadline, ms since epoch: the request's timeout counted from submission. */
+  deadline: z.number().int().positive(),
+  /** `sync` when an HTTP caller waits for it. */
+  mode: z.enum(['sync', 'async']),
+  zeroDataRetention: z.boolean(),
+  origin: z.string().optional(),
+  admission: admissionInfoSchema.optional(),
+});
+export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
+
+/** Retry and retention policy of a queue. */
+export interface QueuePolicy {
+  /** Attempts including the first; retryable errors only. */
+  attempts: number;
+  /** First retry delay, ms, doubling after. */
+  backoffMs: number;
+  /** Completed/failed job records kept in BullMQ for this long, seconds (results live in the ResultStore). */
+  retentionSec: number;
+}
+
+export const JOB_CATALOG: Record<QueueName, { payload: typeof scrapeJobSchema; policy: QueuePolicy }> = {
+  scrape: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 250, retentionSec: 3600 } },
+};
+
+/** BullMQ priority (lower runs first) of a priority class. */
+export function bullPriority(priorityClass: 'interactive' | 'bulk'): number {
+  return priorityClass === 'interactive' ? 1 : 10;
+}

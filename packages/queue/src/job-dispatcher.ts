@@ -1,0 +1,111 @@
+import type { Redis } from 'ioredis';
+import type { Admission, AdmitOutcome, DispatchSpec, PromotedJob } from './admission.js';
+import { bullPriority } from './job-catalog.js';
+import type { QueueSet } from './queue-set.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/** What one reconciliation pass found and repaired. */
+export interface ReconcileReport {
+  checked: number;
+  /** Slots held by jobs that had finished or vanished, given back. */
+  released: number;
+  /** Admitted jobs that never reached BullMQ (a producer died in between), enqueued again. */
+  recovered: number;
+}
+
+/**
+ * Submits jobs through their team's concurrency group into BullMQ, and gives slots back. Only jobs
+ * holding a slot are in BullMQ, so one team's backlog never sits in front of another team's jobs.
+ */
+export class JobDispatcher {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly admission: Admission,
+    private readonly queues: QueueSet,
+  ) {}
+
+  /** Admits the job or queues it in its team's backlog; every job that got a slot goes to BullMQ. */
+  async submit(spec: DispatchSpec): Promise<AdmitOutcome> {
+    const outcome = await this.admission.admit(spec);
+    await this.enqueue(outcome.promoted);
+    return outcome;
+  }
+
+  /** Gives the job's slot back (idempotent) and starts the jobs that get it. */
+  async release(teamId: string, jobId: string): Promise<boolean> {
+    const { released, promoted } = await this.admission.release(teamId, jobId);
+    await this.enqueue(promoted);
+    return released;
+  }
+
+  /** Takes back a job that is still waiting for a slot; false when it already started. */
+  withdraw(teamId: string, jobId: string): Promise<boolean> {
+    return this.admission.withdraw(teamId, jobId);
+  }
+
+  counts(teamId: string): Promise<{ active: number; waiting: number }> {
+    return this.admission.counts(teamId);
+  }
+
+  private async enqueue(promoted: PromotedJob[]): Promise<void> {
+    for (const p of promoted) await this.add(p.spec, { limited: p.limited, waitMs: p.waitMs });
+  }
+
+  private async add(spec: DispatchSpec, admission: { limited: boolean; waitMs: number }): Promise<void> {
+    // jobId makes the add idempotent: adding a job BullMQ already holds is a no-op.
+    await this.queues.get(spec.queue).add(spec.name, { ...spec.data, admission }, {
+      jobId: spec.jobId,
+      priority: bullPriority(spec.priorityClass),
+    });
+  }
+
+  /**
+   * One reaper pass (any process may run it; a Redis lock makes it one at a time): for every admitted
+   * job whose check time has passed, asks BullMQ what became of it. Finished or vanished jobs give
+   * their slot back; admitted jobs missing from BullMQ are enqueued again; others are checked later.
+   * This is what guarantees a team's active count returns to zero after any crash.
+   */
+  async reconcile(opts: { lockMs?: number } = {}): Promise<ReconcileReport | null> {
+    const lockKey = this.keys.admReaperLock();
+    const token = `${process.pid}-${Date.now()}-${Math.random()}`;
+    const locked = await this.redis.set(lockKey, token, 'PX', opts.lockMs ?? 10_000, 'NX');
+    if (!locked) return null;
+    const report: ReconcileReport = { checked: 0, released: 0, recovered: 0 };
+    try {
+      for (const teamId of await this.redis.smembers(this.keys.admTeams())) {
+        for (const jobId of await this.admission.dueForCheck(teamId)) {
+          report.checked += 1;
+          await this.reconcileJob(teamId, jobId, report);
+        }
+        const c = await this.admission.counts(teamId);
+        if (c.active === 0 && c.waiting === 0) await this.redis.srem(this.keys.admTeams(), teamId);
+      }
+    } finally {
+      // Release the lock only if it is still ours.
+      await this.redis.eval(
+        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+        1, lockKey, token,
+      );
+    }
+    return report;
+  }
+
+  private async reconcileJob(teamId: string, jobId: string, report: ReconcileReport): Promise<void> {
+    const spec = await this.admission.spec(teamId, jobId);
+    if (!spec) {
+      if (await this.release(teamId, jobId)) report.released += 1;
+      return;
+    }
+    const state = await this.queues.get(spec.queue).getJobState(jobId);
+    if (state === 'completed' || state === 'failed') {
+      if (await this.release(teamId, jobId)) report.released += 1;
+    } else if (state === 'unknown') {
+      await this.add(spec, { limited: false, waitMs: 0 });
+      await this.admission.extend(teamId, jobId);
+      report.recovered += 1;
+    } else {
+      await this.admission.extend(teamId, jobId);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JOB_CATALOG, QUEUE_NAMES, type QueueName } from './job-catalog.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/** The BullMQ queues of the catalog, for producing and inspecting jobs. Owns the Queue objects. */
+export class QueueSet {
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(connection: Redis, keys: RedisKeys) {
+    for (const name of QUEUE_NAMES) {
+      const policy = JOB_CATALOG[name].policy;
+      this.queues.set(
+        name,
+        new Queue(name, {
+          connection,
+          prefix: keys.bullPrefix(),
+          defaultJobOptions: {
+            attempts: policy.attempts,
+            backoff: { type: 'exponential', delay: policy.backoffMs },
+            removeOnComplete: { age: policy.retentionSec },
+            removeOnFail: { age: policy.retentionSec },
+          },
+        }),
+      );
+    }
+  }
+
+  get(name: string): Queue {
+    const q = this.queues.get(name as QueueName);
+    if (!q) throw new Error(`unknown queue ${name}`);
+    return q;
+  }
+
+  all(): Queue[] {
+    return [...this.queues.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((q) => q.close()));
+  }
+}

@@ -1,0 +1,62 @@
+import type { Redis } from 'ioredis';
+import type { ErrorData } from '@trawl/api-schema';
+import type { RedisKeys } from './redis-keys.js';
+
+/** The final outcome of a job, as stored for the caller. */
+export type JobOutcome =
+  | { ok: true; document: Record<string, unknown> }
+  | { ok: false; error: ErrorData };
+
+export interface StoredResult {
+  jobId: string;
+  teamId: string;
+  finishedAt: string;
+  outcome: JobOutcome;
+}
+
+export interface ResultStoreOptions {
+  /** How long results are kept, seconds. Default 86400 (24 h). */
+  retentionSec?: number;
+  /** How long a zero-data-retention result stays for its waiting caller, seconds. Default 60. */
+  zdrRetentionSec?: number;
+}
+
+/**
+ * Final job outcomes, written once by the worker that finished the job, with a notification on the
+ * results channel so waiting gateways wake at once (no polling).
+ */
+export class ResultStore {
+  private readonly retentionSec: number;
+  private readonly zdrRetentionSec: number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    opts: ResultStoreOptions = {},
+  ) {
+    this.retentionSec = opts.retentionSec ?? 86_400;
+    this.zdrRetentionSec = opts.zdrRetentionSec ?? 60;
+  }
+
+  /** Stores the outcome and announces it. A zero-data-retention result is kept only briefly. */
+  async put(result: StoredResult, opts: { zeroDataRetention: boolean }): Promise<void> {
+    const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
+    const multi = this.redis.multi().set(this.keys.result(result.jobId), JSON.stringify(result), 'EX', ttl);
+    if (result.outcome.ok) multi.set(this.keys.lastSuccess(result.teamId), result.finishedAt);
+    await multi.exec();
+    await this.redis.publish(this.keys.resultsChannel(), result.jobId);
+  }
+
+  async get(jobId: string): Promise<StoredResult | null> {
+    const raw = await this.redis.get(this.keys.result(jobId));
+    return raw ? (JSON.parse(raw) as StoredResult) : null;
+  }
+
+  async delete(jobId: string): Promise<void> {
+    await this.redis.del(this.keys.result(jobId));
+  }
+
+  async lastSuccess(teamId: string): Promise<string | null> {
+    return this.redis.get(this.keys.lastSuccess(teamId));
+  }
+}

@@ -1,0 +1,94 @@
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from './redis-keys.js';
+import type { ResultStore, StoredResult } from './result-store.js';
+
+interface Waiter {
+  resolve: (r: StoredResult | null) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Lets a gateway wait for job outcomes: one subscriber connection per process listens to the results
+ * channel and wakes the matching waiter. A notification missed during a reconnect is covered by
+ * re-reading the store for every waiter when the subscription is back, and once more at the deadline.
+ */
+export class ResultWaiter {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private started = false;
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly keys: RedisKeys,
+    private readonly store: ResultStore,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.subscriber.on('message', (_channel: string, jobId: string) => void this.check(jobId));
+    this.subscriber.on('ready', () => {
+      for (const jobId of this.waiters.keys()) void this.check(jobId);
+    });
+    await this.subscriber.subscribe(this.keys.resultsChannel());
+  }
+
+  /**
+   * Resolves with the job's outcome, or null if none arrived within `timeoutMs`. Call before (or
+   * right after) enqueueing: an outcome already stored is found by the initial read.
+   */
+  wait(jobId: string, timeoutMs: number): Promise<StoredResult | null> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => void this.expire(jobId, waiter), Math.max(0, timeoutMs)),
+      };
+      let set = this.waiters.get(jobId);
+      if (!set) this.waiters.set(jobId, (set = new Set()));
+      set.add(waiter);
+      void this.check(jobId);
+    });
+  }
+
+  /** Number of callers currently waiting (for metrics and shutdown). */
+  get size(): number {
+    let n = 0;
+    for (const s of this.waiters.values()) n += s.size;
+    return n;
+  }
+
+  private async check(jobId: string): Promise<void> {
+    if (!this.waiters.has(jobId)) return;
+    const result = await this.store.get(jobId).catch(() => null);
+    if (result) this.settle(jobId, result);
+  }
+
+  private async expire(jobId: string, waiter: Waiter): Promise<void> {
+    const result = await this.store.get(jobId).catch(() => null);
+    const set = this.waiters.get(jobId);
+    if (!set?.has(waiter)) return;
+    set.delete(waiter);
+    if (set.size === 0) this.waiters.delete(jobId);
+    waiter.resolve(result);
+  }
+
+  private settle(jobId: string, result: StoredResult): void {
+    const set = this.waiters.get(jobId);
+    if (!set) return;
+    this.waiters.delete(jobId);
+    for (const w of set) {
+      clearTimeout(w.timer);
+      w.resolve(result);
+    }
+  }
+
+  /** Resolves every waiter with null (shutdown). */
+  close(): void {
+    for (const [jobId, set] of this.waiters) {
+      this.waiters.delete(jobId);
+      for (const w of set) {
+        clearTimeout(w.timer);
+        w.resolve(null);
+      }
+    }
+  }
+}

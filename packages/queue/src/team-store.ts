@@ -1,0 +1,154 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from './redis-keys.js';
+
+/** A team: the unit of authentication, limits and billing. */
+export interface Team {
+  id: string;
+  name: string;
+  /** Jobs of this team that may run at once, across all workers. */
+  concurrency: number;
+  /** API requests per minute (job-status polling has ten times this allowance). */
+  ratePerMinute: number;
+  /** Credits of the plan; null means unlimited. */
+  credits: number | null;
+  /** Credits spent so far. */
+  creditsUsed: number;
+  flags: Record<string, boolean | string | number>;
+  createdAt: string;
+}
+
+export interface TeamInput {
+  name: string;
+  concurrency?: number;
+  ratePerMinute?: number;
+  credits?: number | null;
+  flags?: Record<string, boolean | string | number>;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  teamId: string;
+  name: string | null;
+  /** The first characters of the key, to recognise it in listings. */
+  prefix: string;
+  createdAt: string;
+}
+
+/** Defaults of a new team. */
+export const TEAM_DEFAULTS = { concurrency: 2, ratePerMinute: 100 } as const;
+
+/** SHA-256 of a key: the only form in which keys are stored. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function parseTeam(id: string, h: Record<string, string>): Team | null {
+  if (!h.name) return null;
+  return {
+    id,
+    name: h.name,
+    concurrency: Number(h.concurrency),
+    ratePerMinute: Number(h.ratePerMinute),
+    credits: h.credits === undefined || h.credits === '' ? null : Number(h.credits),
+    creditsUsed: Number(h.creditsUsed ?? 0),
+    flags: h.flags ? (JSON.parse(h.flags) as Team['flags']) : {},
+    createdAt: h.createdAt ?? new Date(0).toISOString(),
+  };
+}
+
+/** Teams and their API keys in Redis. Keys are stored hashed; the plain key is returned once. */
+export class TeamStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async create(input: TeamInput, id: string = randomUUID()): Promise<Team> {
+    const fields: Record<string, string> = {
+      name: input.name,
+      concurrency: String(input.concurrency ?? TEAM_DEFAULTS.concurrency),
+      ratePerMinute: String(input.ratePerMinute ?? TEAM_DEFAULTS.ratePerMinute),
+      credits: input.credits === null || input.credits === undefined ? '' : String(input.credits),
+      creditsUsed: '0',
+      flags: JSON.stringify(input.flags ?? {}),
+      createdAt: new Date().toISOString(),
+    };
+    await this.redis.multi().hset(this.keys.team(id), fields).sadd(this.keys.teams(), id).exec();
+    return parseTeam(id, fields)!;
+  }
+
+  async get(id: string): Promise<Team | null> {
+    return parseTeam(id, await this.redis.hgetall(this.keys.team(id)));
+  }
+
+  async list(): Promise<Team[]> {
+    const ids = (await this.redis.smembers(this.keys.teams())).sort();
+    const teams = await Promise.all(ids.map((id) => this.get(id)));
+    return teams.filter((t): t is Team => t !== null);
+  }
+
+  /** Updates the given fields; null when the team does not exist. */
+  async update(id: string, patch: Partial<TeamInput>): Promise<Team | null> {
+    if (!(await this.get(id))) return null;
+    const fields: Record<string, string> = {};
+    if (patch.name !== undefined) fields.name = patch.name;
+    if (patch.concurrency !== undefined) fields.concurrency = String(patch.concurrency);
+    if (patch.ratePerMinute !== undefined) fields.ratePerMinute = String(patch.ratePerMinute);
+    if (patch.credits !== undefined) fields.credits = patch.credits === null ? '' : String(patch.credits);
+    if (patch.flags !== undefined) fields.flags = JSON.stringify(patch.flags);
+    if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.team(id), fields);
+    return this.get(id);
+  }
+
+  /** Creates a key for the team; the plain key is in the result and stored nowhere. */
+  async createKey(teamId: string, opts: { name?: string; key?: string } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = opts.key ?? `tr-${randomBytes(20).toString('hex')}`;
+    const hash = hashApiKey(key);
+    const record: ApiKeyRecord = {
+      keyId: hash.slice(0, 16),
+      teamId,
+      name: opts.name ?? null,
+      prefix: key.slice(0, 8),
+      createdAt: new Date().toISOString(),
+    };
+    await this.redis
+      .multi()
+      .set(this.keys.apiKey(hash), teamId)
+      .hset(this.keys.teamKeys(teamId), hash, JSON.stringify(record))
+      .exec();
+    return { key, record };
+  }
+
+  async listKeys(teamId: string): Promise<ApiKeyRecord[]> {
+    const all = await this.redis.hvals(this.keys.teamKeys(teamId));
+    return all.map((v) => JSON.parse(v) as ApiKeyRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** The team a key belongs to, or null for an unknown key. */
+  async resolveKey(key: string): Promise<Team | null> {
+    const teamId = await this.redis.get(this.keys.apiKey(hashApiKey(key)));
+    return teamId ? this.get(teamId) : null;
+  }
+
+  /** Deletes a key given in plain form; false when it did not exist. */
+  async deleteKey(key: string): Promise<boolean> {
+    const hash = hashApiKey(key);
+    const teamId = await this.redis.get(this.keys.apiKey(hash));
+    if (!teamId) return false;
+    await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.teamKeys(teamId), hash).exec();
+    return true;
+  }
+
+  /**
+   * Makes `key` a key of the team named `teamName` (created when missing). Used for
+   * `TRAWL_BOOTSTRAP_API_KEY` and the embedded mode's printed key; idempotent across restarts.
+   */
+  async ensureKey(key: string, teamName: string): Promise<Team> {
+    const existing = await this.resolveKey(key);
+    if (existing) return existing;
+    const team = (await this.list()).find((t) => t.name === teamName) ?? (await this.create({ name: teamName }));
+    await this.createKey(team.id, { key, name: 'bootstrap' });
+    return team;
+  }
+}
