@@ -1,1 +1,1 @@
-export {};
+export { startEmbedded, type EmbeddedHandle } from './embedded.js';

@@ -1,2 +1,102 @@
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, type ErrorCode } from './error-codes.js';
 export { TrawlError, isErrorData, type ErrorData, type TrawlErrorOptions } from './trawl-error.js';
+export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
+export {
+  FORMAT_NAMES,
+  FORMAT_TYPES,
+  formatObjectSchema,
+  formatSchema,
+  formatListSchema,
+  findFormat,
+  type FormatName,
+  type FormatType,
+  type FormatObject,
+  type FormatOf,
+} from './formats.js';
+export {
+  MAX_ACTIONS,
+  MAX_TOTAL_WAIT_MS,
+  PDF_ACTION_FORMATS,
+  actionSchema,
+  actionListSchema,
+  totalActionWaitMs,
+  type Action,
+  type ActionInput,
+  type ActionType,
+} from './actions.js';
+export {
+  DEFAULT_MAX_AGE_MS,
+  LOCKDOWN_MAX_AGE_MS,
+  DEFAULT_COUNTRY,
+  locationSchema,
+  profileSchema,
+  parserListSchema,
+  redactPIIOptionsSchema,
+  threatProtectionSchema,
+  scrapeOptionsObjectSchema,
+  scrapeOptionsSchema,
+  checkScrapeOptions,
+  finalizeScrapeOptions,
+  type PdfParser,
+  type ScrapeOptionsBase,
+  type ScrapeOptionsInput,
+  type ScrapeOptions,
+} from './scrape-options.js';
+export {
+  httpUrlSchema,
+  clientTagFields,
+  scrapeRequestSchema,
+  type ScrapeRequestInput,
+  type ScrapeRequest,
+} from './scrape-request.js';
+export {
+  CAPABILITIES,
+  requiredCapabilities,
+  type Capability,
+  type CapabilityRequirement,
+  type CapabilityInput,
+} from './required-capabilities.js';
+export { brandingSchema, type Branding } from './branding.js';
+export { menuSchema, productSchema, type Menu, type Product } from './menu.js';
+export {
+  documentMetadataSchema,
+  actionResultsSchema,
+  changeTrackingResultSchema,
+  documentSchema,
+  scrapeResponseSchema,
+  type Document,
+  type DocumentMetadata,
+  type ScrapeResponse,
+} from './document.js';
+export { errorResponseSchema, type ErrorResponse } from './error-response.js';
+export { INVALID_JOB_ID_MESSAGE, jobIdSchema, jobIdParamsSchema } from './job-id.js';
+export {
+  creditUsageResponseSchema,
+  queueStatusResponseSchema,
+  concurrencyCheckResponseSchema,
+  type CreditUsageResponse,
+  type QueueStatusResponse,
+  type ConcurrencyCheckResponse,
+} from './team.js';
+export {
+  createTeamRequestSchema,
+  updateTeamRequestSchema,
+  teamSchema,
+  teamIdParamsSchema,
+  apiKeyParamsSchema,
+  teamResponseSchema,
+  teamListResponseSchema,
+  createApiKeyRequestSchema,
+  createApiKeyResponseSchema,
+  apiKeyInfoSchema,
+  apiKeyListResponseSchema,
+  successResponseSchema,
+  type CreateTeamRequestInput,
+  type CreateTeamRequest,
+  type UpdateTeamRequest,
+  type Team,
+  type CreateApiKeyRequest,
+  type CreateApiKeyResponse,
+  type ApiKeyInfo,
+} from './admin.js';
+export { buildOpenApiDocument, type BuildOpenApiOptions, type OpenApiDocument } from './openapi.js';

@@ -1,1 +1,16 @@
-export {};
+export { runHtmlPipeline } from './pipeline.js';
+export type { HtmlPipelineFormats, HtmlPipelineOptions, HtmlPipelineResult } from './pipeline.js';
+export { parseHtml } from './dom/parse-html.js';
+export { domToText } from './dom/dom-text.js';
+export { cleanHtml, toFragment } from './clean/clean-html.js';
+export type { CleanHtmlOptions } from './clean/clean-html.js';
+export { absolutize, resolveBaseUrl, resolveUrls } from './clean/resolve-urls.js';
+export { excludeTags, includeTags } from './clean/select-tags.js';
+export type { SelectTagsResult } from './clean/select-tags.js';
+export { BASE64_IMAGE_PLACEHOLDER, removeBase64Images } from './clean/remove-base64-images.js';
+export { extractMainContent } from './main-content/extract-main-content.js';
+export type { MainContentOptions, MainContentResult } from './main-content/extract-main-content.js';
+export { htmlToMarkdown } from './markdown/index.js';
+export type { HtmlToMarkdownOptions } from './markdown/index.js';
+export { extractImages, extractLinks, extractMetadata, largestSrcsetCandidate, parseSrcset } from './metadata/index.js';
+export type { ExtractMetadataOptions, PageMetadata, SrcsetCandidate } from './metadata/index.js';

@@ -1,71 +1,34 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getFreePort } from './free-port.js';
+import { RedisProcess } from '@trawl/queue';
 
-/** A real `redis-server` child on a free loopback port, for integration tests. */
+/** A real `redis-server` child on a free loopback port in a temporary folder, for integration tests. */
 export class RedisServerFixture {
-  readonly port: number;
-  readonly dir: string;
-  private child: ChildProcess | undefined;
-
-  private constructor(port: number, dir: string) {
-    this.port = port;
-    this.dir = dir;
-  }
+  private constructor(private readonly proc: RedisProcess, readonly dir: string) {}
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return this.proc.url;
   }
 
-  /** Starts redis-server with AOF on in a fresh temporary folder; resolves when it accepts connections. */
+  get port(): number {
+    return this.proc.port;
+  }
+
   static async start(opts: { appendonly?: boolean } = {}): Promise<RedisServerFixture> {
-    const fixture = new RedisServerFixture(await getFreePort(), mkdtempSync(join(tmpdir(), 'trawl-redis-')));
-    await fixture.spawn(opts.appendonly ?? true);
-    return fixture;
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-'));
+    const proc = new RedisProcess({ dir, ...(opts.appendonly === undefined ? {} : { appendonly: opts.appendonly }) });
+    await proc.start();
+    return new RedisServerFixture(proc, dir);
   }
 
-  private spawn(appendonly: boolean): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '',
-      '--appendonly', appendonly ? 'yes' : 'no', '--maxmemory-policy', 'noeviction'];
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    return new Promise((resolve, reject) => {
-      let out = '';
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Ready to accept connections')) {
-          child.stdout?.off('data', onData);
-          child.stdout?.resume();
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.once('error', reject);
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-    });
-  }
-
-  /** Stops and starts the server again on the same port and data folder (AOF replays). */
-  async restart(): Promise<void> {
-    await this.kill('SIGTERM');
-    await this.spawn(true);
-  }
-
-  private kill(signal: NodeJS.Signals): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve());
-      child.kill(signal);
-    });
+  /** Stops and starts the server on the same port and folder (AOF replays). */
+  restart(): Promise<void> {
+    return this.proc.restart();
   }
 
   async stop(): Promise<void> {
-    await this.kill('SIGTERM');
+    await this.proc.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,66 @@
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Capability } from '@trawl/api-schema';
+import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
+import type { CreditLedger, JobDispatcher, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
+import type { ApiConfig } from './config.js';
+import { adminAuth, apiKeyAuth } from './middleware/auth.js';
+import { errorHandler, notFound } from './middleware/error-handler.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { requestId } from './middleware/request-id.js';
+import { adminRoutes } from './routes/admin.routes.js';
+import { scrapeRoutes } from './routes/scrape.routes.js';
+import { systemRoutes } from './routes/system.routes.js';
+import { teamRoutes } from './routes/team.routes.js';
+import { ScrapeService } from './services/scrape.service.js';
+
+/** Everything the gateway's routes use, created by the composition root. */
+export interface AppDeps {
+  config: ApiConfig;
+  logger: Logger;
+  registry: Registry;
+  redis: Redis;
+  teams: TeamStore;
+  limiter: RateLimiter;
+  credits: CreditLedger;
+  dispatcher: JobDispatcher;
+  results: ResultStore;
+  waiter: ResultWaiter;
+  capabilities: ReadonlySet<Capability>;
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * The Express gateway. Order matters: request id and metrics first; then system routes (no auth);
+ * then admin routes (admin key); then API routes: API key -> rate limit -> body parsing -> schema.
+ */
+export function createApp(deps: AppDeps): Express {
+  const { config } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRAWL_TRUST_PROXY);
+  app.use(requestId(deps.logger));
+  app.use(httpMetrics(createHttpMetrics(deps.registry)));
+  app.use(systemRoutes({
+    redis: deps.redis,
+    registry: deps.registry,
+    isShuttingDown: deps.isShuttingDown,
+    ...(config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {}),
+  }));
+  app.use('/admin', adminAuth(config.TRAWL_ADMIN_KEY, deps.teams));
+  app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  const scrape = new ScrapeService({
+    dispatcher: deps.dispatcher,
+    waiter: deps.waiter,
+    results: deps.results,
+    credits: deps.credits,
+    capabilities: deps.capabilities,
+    graceMs: config.TRAWL_SYNC_GRACE_MS,
+  });
+  app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
+  app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));
+  app.use(notFound());
+  app.use(errorHandler());
+  return app;
+}

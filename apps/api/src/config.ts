@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString } from '@trawl/config';
+
+/**
+ * Configuration of the API process (`trawl api`), from the environment. Every variable is documented
+ * in the README's configuration table; names are a contract with deployments.
+ */
+export const apiConfigSchema = z.object({
+  ...commonEnv,
+  /** Listening port. Default 3002. */
+  PORT: envInt(3002, { min: 0, max: 65535 }),
+  /** Listening address. Default `0.0.0.0`. */
+  HOST: z.string().default('0.0.0.0'),
+  /** Base for absolute URLs in responses (`url`, `next`); else the request's scheme and host. */
+  TRAWL_PUBLIC_URL: envBaseUrl(),
+  /** Trust `X-Forwarded-Proto`/`-Host`/`-For` from a reverse proxy. Default false. */
+  TRAWL_TRUST_PROXY: envBoolean(false),
+  /** Bearer token of the admin API; the admin API is off when unset. */
+  TRAWL_ADMIN_KEY: envOptionalString(),
+  /** When set, this API key exists for team `default` at start. */
+  TRAWL_BOOTSTRAP_API_KEY: envOptionalString(),
+  /** Largest accepted request body, bytes. Default 10 MiB. */
+  TRAWL_MAX_BODY_BYTES: envInt(10 * 1024 * 1024, { min: 1024 }),
+  /** Waiting jobs a team may have before 429. Default 10000. */
+  TRAWL_BACKLOG_CAP: envInt(10_000, { min: 1 }),
+  /** How long finished scrape results can be fetched again, seconds. Default 86400. */
+  TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
+  /** Grace a sync request waits past its timeout for the worker's own timeout answer, ms. Default 2000. */
+  TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
+});
+export type ApiConfig = z.output<typeof apiConfigSchema>;

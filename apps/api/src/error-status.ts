@@ -1,0 +1,45 @@
+import type { ErrorCode } from '@trawl/api-schema';
+
+/**
+ * The one table that turns an error code into an HTTP status. Exhaustive: adding a code without a
+ * status is a compile error. Failures of the target site are 502 (the target, not the request, failed).
+ */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  BAD_REQUEST_INVALID_JSON: 400,
+  UNSUPPORTED_OPTION: 400,
+  INVALID_JOB_ID: 400,
+  SCRAPE_INVALID_URL: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_CREDITS: 402,
+  FORBIDDEN: 403,
+  SCRAPE_BLOCKED_TARGET: 403,
+  NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  SCRAPE_LOCKDOWN_CACHE_MISS: 404,
+  SCRAPE_NO_CACHED_DATA: 404,
+  SCRAPE_TIMEOUT: 408,
+  MAP_TIMEOUT: 408,
+  CONFLICT: 409,
+  JOB_CANCELLED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  SCRAPE_UNSUPPORTED_CONTENT: 422,
+  SCRAPE_DOCUMENT_PENDING: 422,
+  RATE_LIMITED: 429,
+  CONCURRENCY_BACKLOG_FULL: 429,
+  SCRAPE_DNS_RESOLUTION_ERROR: 502,
+  SCRAPE_CONNECTION_REFUSED: 502,
+  SCRAPE_TLS_ERROR: 502,
+  SCRAPE_TOO_LARGE: 502,
+  SCRAPE_TOO_MANY_REDIRECTS: 502,
+  SCRAPE_FAILED: 502,
+  SERVICE_UNAVAILABLE: 503,
+  UNKNOWN_ERROR: 500,
+};
+
+/** Fixed client-facing messages the spec gives for some statuses. */
+export const SPEC_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  INSUFFICIENT_CREDITS: 'Payment required to access this resource.',
+  RATE_LIMITED: 'Request rate limit exceeded. Please wait and try again later.',
+  UNKNOWN_ERROR: 'An unexpected error occurred on the server.',
+};

@@ -1,0 +1,45 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { TrawlError } from '@trawl/api-schema';
+import type { TeamStore } from '@trawl/queue';
+
+function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+/** `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise. */
+export function apiKeyAuth(teams: TeamStore): RequestHandler {
+  return async (req, res, next) => {
+    const key = bearer(req.get('authorization'));
+    if (!key) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: missing Authorization: Bearer <API key> header');
+    const team = await teams.resolveKey(key);
+    if (!team) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid API key');
+    res.locals.team = team;
+    res.locals.log = res.locals.log.child({ teamId: team.id });
+    next();
+  };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  // Hash first so the comparison is constant-time whatever the lengths.
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/**
+ * Admin routes: `Authorization: Bearer $TRAWL_ADMIN_KEY`. A valid API key is 403 (authenticated,
+ * not allowed); anything else is 401. With no admin key configured the admin API is 403 for all.
+ */
+export function adminAuth(adminKey: string | undefined, teams: TeamStore): RequestHandler {
+  return async (req, _res, next) => {
+    const key = bearer(req.get('authorization'));
+    if (!key) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: missing Authorization: Bearer <admin key> header');
+    if (adminKey && sameSecret(key, adminKey)) return next();
+    if (!adminKey) throw new TrawlError('FORBIDDEN', 'The admin API is disabled: set TRAWL_ADMIN_KEY');
+    if (await teams.resolveKey(key)) throw new TrawlError('FORBIDDEN', 'Forbidden: API keys cannot use the admin API');
+    throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid admin key');
+  };
+}

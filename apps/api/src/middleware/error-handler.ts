@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { TrawlError } from '@trawl/api-schema';
+import { ERROR_STATUS, SPEC_MESSAGES } from '../error-status.js';
+import { locals } from '../request-context.js';
+
+/** Errors thrown by express's body parser carry a `type`. */
+function fromBodyParser(err: unknown): TrawlError | null {
+  const e = err as { type?: string; limit?: number; status?: number };
+  if (e?.type === 'entity.parse.failed') {
+    return new TrawlError('BAD_REQUEST_INVALID_JSON', 'Invalid JSON in request body', { cause: err });
+  }
+  if (e?.type === 'entity.too.large') {
+    return new TrawlError('PAYLOAD_TOO_LARGE', `Request body larger than ${e.limit} bytes`, { details: { limitBytes: e.limit } });
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new TrawlError('BAD_REQUEST', 'Unsupported request body encoding', { cause: err });
+  }
+  return null;
+}
+
+/**
+ * The only place that chooses a status. Body: `{success: false, error, code, details?}`; unexpected
+ * errors are 500 UNKNOWN_ERROR with an error id that finds the logged stack.
+ */
+export function errorHandler(): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const log = locals(res).log;
+    let te = err instanceof TrawlError ? err : fromBodyParser(err);
+    let errorId: string | undefined;
+    if (!te) {
+      errorId = randomUUID();
+      log.error({ err, errorId }, 'unexpected error');
+      te = new TrawlError('UNKNOWN_ERROR', SPEC_MESSAGES.UNKNOWN_ERROR!, { details: { errorId } });
+    }
+    const status = ERROR_STATUS[te.code];
+    if (status >= 500 && !errorId) log.warn({ code: te.code, details: te.details }, 'request failed');
+    if (res.headersSent) return;
+    res.status(status).json({
+      success: false,
+      error: te.message,
+      code: te.code,
+      ...(te.details !== undefined ? { details: te.details } : {}),
+    });
+  };
+}
+
+/** 404 for routes that do not exist. */
+export function notFound(): RequestHandler {
+  return (req) => {
+    throw new TrawlError('NOT_FOUND', `Cannot ${req.method} ${req.path}`);
+  };
+}

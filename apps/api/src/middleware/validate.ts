@@ -1,0 +1,11 @@
+import type { z } from 'zod';
+import { TrawlError, describeValidationIssues, toValidationIssues } from '@trawl/api-schema';
+
+/** Parses untrusted input once, at the boundary; a failure is a 400 whose details list every issue. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, code: 'BAD_REQUEST' | 'INVALID_JOB_ID' = 'BAD_REQUEST'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(result.error);
+  const message = code === 'INVALID_JOB_ID' ? (issues[0]?.message ?? 'Invalid job ID') : describeValidationIssues(issues);
+  throw new TrawlError(code, message, { details: { issues } });
+}

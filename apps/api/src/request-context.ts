@@ -1,0 +1,22 @@
+import type { Response } from 'express';
+import type { Logger } from '@trawl/observability';
+import type { Team } from '@trawl/queue';
+
+/** What the middleware chain attaches to a request (in `res.locals`). */
+export interface RequestLocals {
+  reqId: string;
+  log: Logger;
+  /** Set by the API-key middleware. */
+  team?: Team;
+}
+
+export function locals(res: Response): RequestLocals {
+  return res.locals as RequestLocals;
+}
+
+/** The authenticated team; only call behind the API-key middleware. */
+export function teamOf(res: Response): Team {
+  const team = locals(res).team;
+  if (!team) throw new Error('teamOf() called on a route without API-key authentication');
+  return team;
+}

@@ -1,0 +1,26 @@
+import { Router, json } from 'express';
+import { jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
+import type { RateLimiter } from '@trawl/queue';
+import { parseOrThrow } from '../middleware/validate.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { locals, teamOf } from '../request-context.js';
+import type { ScrapeService } from '../services/scrape.service.js';
+
+/** POST /v2/scrape and GET /v2/scrape/:id (behind API-key auth). */
+export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number }): Router {
+  const router = Router();
+  router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), json({ limit: deps.maxBodyBytes }), async (req, res) => {
+    const request = parseOrThrow(scrapeRequestSchema, req.body);
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
+    res.json({ success: true, data: document });
+  });
+  router.get('/v2/scrape/:id', rateLimit(deps.limiter, 'status'), async (req, res) => {
+    const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');
+    res.json({ success: true, data: await deps.scrape.get(teamOf(res), id) });
+  });
+  return router;
+}

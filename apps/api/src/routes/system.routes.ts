@@ -1,0 +1,39 @@
+import { Router } from 'express';
+import type { Redis } from 'ioredis';
+import { buildOpenApiDocument } from '@trawl/api-schema';
+import type { Registry } from '@trawl/observability';
+
+/** Liveness, readiness (Redis reachable and not shutting down), Prometheus metrics, OpenAPI. */
+export function systemRoutes(deps: {
+  redis: Redis;
+  registry: Registry;
+  isShuttingDown: () => boolean;
+  publicUrl?: string;
+}): Router {
+  const router = Router();
+  let openapi: string | undefined;
+  router.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/health/ready', async (_req, res) => {
+    if (deps.isShuttingDown()) {
+      res.status(503).json({ status: 'shutting-down' });
+      return;
+    }
+    const ok = await Promise.race([
+      deps.redis.ping().then(() => true, () => false),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
+    ]);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'redis-unreachable' });
+  });
+  router.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', deps.registry.contentType);
+    res.send(await deps.registry.metrics());
+  });
+  // The contract document is public: it describes the API and carries no data.
+  router.get('/v2/openapi.json', (_req, res) => {
+    openapi ??= JSON.stringify(buildOpenApiDocument(deps.publicUrl ? { serverUrl: deps.publicUrl } : {}));
+    res.type('application/json').send(openapi);
+  });
+  return router;
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import {
+  TrawlError,
+  requiredCapabilities,
+  type Capability,
+  type ScrapeRequest,
+} from '@trawl/api-schema';
+import type { Logger } from '@trawl/observability';
+import type { CreditLedger, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
+
+export interface ScrapeServiceDeps {
+  dispatcher: JobDispatcher;
+  waiter: ResultWaiter;
+  results: ResultStore;
+  credits: CreditLedger;
+  /** Capabilities beyond plain HTTP that this deployment's workers serve. */
+  capabilities: ReadonlySet<Capability>;
+  /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
+  graceMs: number;
+  now?: () => number;
+}
+
+/** A scrape's job id and the document or error it ended with. */
+export interface ScrapeOutcome {
+  jobId: string;
+  document: Record<string, unknown>;
+}
+
+/**
+ * `POST /v2/scrape`: refuse what this deployment cannot serve, check credits, submit through the
+ * team's concurrency group, wait for the outcome event, and turn it into a document or an error.
+ */
+export class ScrapeService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ScrapeServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Throws UNSUPPORTED_OPTION naming the first option that needs a capability not deployed. */
+  assertSupported(request: ScrapeRequest): void {
+    for (const req of requiredCapabilities(request)) {
+      if (!this.deps.capabilities.has(req.capability)) {
+        throw new TrawlError('UNSUPPORTED_OPTION', `The option ${req.option} (${req.capability}) is not available on this server yet`, {
+          details: { option: req.option, capability: req.capability },
+        });
+      }
+    }
+  }
+
+  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
+    this.assertSupported(request);
+    await this.deps.credits.ensureAvailable(team.id, 1);
+    const jobId = randomUUID();
+    const enqueuedAt = this.now();
+    const deadline = enqueuedAt + request.timeout;
+    const job: ScrapeJob = {
+      v: 1,
+      jobId,
+      teamId: team.id,
+      request: request as unknown as Record<string, unknown>, // validated ScrapeRequest; the worker re-validates
+      deadline,
+      mode: 'sync',
+      zeroDataRetention: request.zeroDataRetention,
+      ...(request.origin !== undefined ? { origin: request.origin } : {}),
+    };
+    const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: request.url });
+    // Subscribe before submitting so the outcome event cannot be missed.
+    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
+    const admit = await this.deps.dispatcher.submit({
+      jobId, teamId: team.id, queue: 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
+    });
+    if (admit.status === 'backlog-full') {
+      throw new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots; retry later', {
+        retryable: true,
+      });
+    }
+    log.debug({ admission: admit.status }, 'scrape submitted');
+    const stopWaiting = this.withdrawAtDeadline(team.id, jobId, deadline, opts.clientGone);
+    let result: StoredResult | null;
+    try {
+      result = await Promise.race([outcome, stopWaiting.withdrawn]);
+    } finally {
+      stopWaiting.cancel();
+    }
+    if (!result) {
+      throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
+        details: { timeoutMs: request.timeout },
+      });
+    }
+    if (request.zeroDataRetention) await this.deps.results.delete(jobId);
+    if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
+    return { jobId, document: result.outcome.document };
+  }
+
+  /**
+   * At the deadline (or when the client disconnects), a job still waiting for a slot is withdrawn so
+   * it never runs: resolves null then. A job that already started is left to the worker's deadline.
+   */
+  private withdrawAtDeadline(teamId: string, jobId: string, deadline: number, clientGone?: AbortSignal) {
+    let timer: NodeJS.Timeout | undefined;
+    let onGone: (() => void) | undefined;
+    const withdrawn = new Promise<null>((resolve) => {
+      const attempt = () => {
+        void this.deps.dispatcher.withdraw(teamId, jobId).then((ok) => {
+          if (ok) resolve(null);
+        });
+      };
+      timer = setTimeout(attempt, Math.max(0, deadline - this.now()));
+      onGone = attempt;
+      clientGone?.addEventListener('abort', onGone, { once: true });
+    });
+    return {
+      withdrawn,
+      cancel: () => {
+        if (timer) clearTimeout(timer);
+        if (onGone) clientGone?.removeEventListener('abort', onGone);
+      },
+    };
+  }
+
+  /** A retained document of the team (GET /v2/scrape/:id). */
+  async get(team: Team, jobId: string): Promise<Record<string, unknown>> {
+    const stored = await this.deps.results.get(jobId);
+    if (!stored || stored.teamId !== team.id) throw new TrawlError('JOB_NOT_FOUND', 'Scrape job not found or expired');
+    if (!stored.outcome.ok) throw TrawlError.fromData(stored.outcome.error);
+    return stored.outcome.document;
+  }
+}

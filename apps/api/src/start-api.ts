@@ -1,0 +1,94 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Capability } from '@trawl/api-schema';
+import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
+import {
+  Admission,
+  CreditLedger,
+  JobDispatcher,
+  QueueSet,
+  RateLimiter,
+  RedisKeys,
+  ResultStore,
+  ResultWaiter,
+  TeamStore,
+  createRedisClient,
+} from '@trawl/queue';
+import { createApp } from './app.js';
+import type { ApiConfig } from './config.js';
+
+/** A running gateway. */
+export interface ApiHandle {
+  server: Server;
+  /** `http://host:port` it listens on. */
+  url: string;
+  teams: TeamStore;
+  /** Readiness off, stop accepting, let in-flight requests finish (up to `graceMs`), close resources. */
+  close(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Composition root of the API: creates the Redis connections, stores, queues and the HTTP server,
+ * and closes them in reverse order. Used by `main.ts` (production) and the CLI's embedded mode.
+ */
+export async function startApi(
+  config: ApiConfig,
+  opts: { logger: Logger; registry?: Registry; capabilities?: ReadonlySet<Capability> },
+): Promise<ApiHandle> {
+  const { logger } = opts;
+  const registry = opts.registry ?? createMetricsRegistry({ role: 'api' });
+  const redisOpts = { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME };
+  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api' });
+  const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub' });
+  const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
+  const teams = new TeamStore(redis, keys);
+  const queues = new QueueSet(redis, keys);
+  const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
+  const waiter = new ResultWaiter(subscriber, keys, results);
+  await waiter.start();
+  const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP }), queues);
+  if (config.TRAWL_BOOTSTRAP_API_KEY) {
+    const team = await teams.ensureKey(config.TRAWL_BOOTSTRAP_API_KEY, 'default');
+    logger.info({ teamId: team.id }, 'bootstrap API key ready');
+  }
+  let shuttingDown = false;
+  const app = createApp({
+    config, logger, registry, redis, teams,
+    limiter: new RateLimiter(redis, keys),
+    credits: new CreditLedger(redis, keys),
+    dispatcher, results, waiter,
+    capabilities: opts.capabilities ?? new Set(),
+    isShuttingDown: () => shuttingDown,
+  });
+  const server = createServer(app);
+  // Sync scrapes may legitimately take up to 300 s plus grace; keep Node from cutting them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const addr = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+  logger.info({ url }, 'api listening');
+
+  return {
+    server,
+    url,
+    teams,
+    async close({ graceMs = 10_000 } = {}) {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+      waiter.close();
+      await queues.close();
+      subscriber.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

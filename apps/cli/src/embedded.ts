@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
+import { loadConfig } from '@trawl/config';
+import { createLogger, createMetricsRegistry } from '@trawl/observability';
+import { RedisProcess } from '@trawl/queue';
+import { startWorker, workerConfigSchema, type WorkerHandle } from '@trawl/worker';
+
+/** A secret kept in the data folder across restarts (created on first use, readable by the owner only). */
+function persistentSecret(dataDir: string, file: string, prefix: string): string {
+  const path = join(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const secret = `${prefix}${randomBytes(20).toString('hex')}`;
+  writeFileSync(path, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export interface EmbeddedHandle {
+  api: ApiHandle;
+  worker: WorkerHandle;
+  redis: RedisProcess | undefined;
+  apiKey: string;
+  adminKey: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * All-in-one mode (`npm start`): a `redis-server` child with AOF under the data folder (unless
+ * REDIS_URL is set), the API and the workers in this process, a printed API key. Teams, keys and
+ * jobs live in Redis's AOF, so they survive a restart; the printed keys are kept in the data folder.
+ */
+export async function startEmbedded(env: Record<string, string | undefined>): Promise<EmbeddedHandle> {
+  const dataDir = resolve(env.TRAWL_DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  let redis: RedisProcess | undefined;
+  let redisUrl = env.REDIS_URL;
+  if (!redisUrl) {
+    redis = await new RedisProcess({ dir: join(dataDir, 'redis'), port: Number(env.TRAWL_EMBEDDED_REDIS_PORT ?? 0) }).start();
+    redisUrl = redis.url;
+  }
+  const apiKey = env.TRAWL_BOOTSTRAP_API_KEY ?? persistentSecret(dataDir, 'api-key', 'tr-');
+  const adminKey = env.TRAWL_ADMIN_KEY ?? persistentSecret(dataDir, 'admin-key', 'tra-');
+  const merged = { ...env, REDIS_URL: redisUrl, TRAWL_BOOTSTRAP_API_KEY: apiKey, TRAWL_ADMIN_KEY: adminKey, TRAWL_WORKER_PORT: env.TRAWL_WORKER_PORT ?? '0' };
+  const apiConfig = loadConfig(apiConfigSchema, merged);
+  const workerConfig = loadConfig(workerConfigSchema, merged);
+  const logger = createLogger({ role: 'embedded', level: apiConfig.LOG_LEVEL });
+  // One process, one registry: the API's /metrics shows the worker's series too.
+  const registry = createMetricsRegistry({ role: 'embedded' });
+  const worker = await startWorker(workerConfig, { logger, registry });
+  const api = await startApi(apiConfig, { logger, registry });
+  return {
+    api, worker, redis, apiKey, adminKey,
+    async stop() {
+      await api.close({ graceMs: 5_000 });
+      await worker.close({ graceMs: 5_000 });
+      await redis?.stop();
+    },
+  };
+}

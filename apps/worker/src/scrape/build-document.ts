@@ -1,0 +1,63 @@
+import { STATUS_CODES } from 'node:http';
+import type { ScrapeRequest } from '@trawl/api-schema';
+import type { HtmlPipelineResult } from '@trawl/html';
+import type { FetchResult } from '@trawl/scrape-engine';
+
+/** The formats of a request the HTML pipeline produces. */
+export function pipelineFormats(request: ScrapeRequest) {
+  const has = (t: string) => request.formats.some((f) => f.type === t);
+  return { markdown: has('markdown'), html: has('html'), rawHtml: has('rawHtml'), links: has('links'), images: has('images') };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+/** Formats of a textual non-HTML response (plain text, JSON, XML): the text itself, HTML-escaped for `html`. */
+export function textFormats(request: ScrapeRequest, page: FetchResult): Partial<HtmlPipelineResult> {
+  const f = pipelineFormats(request);
+  const text = page.text ?? '';
+  const out: Partial<HtmlPipelineResult> = {};
+  if (f.markdown) out.markdown = page.kind === 'json' ? '```json\n' + text.trim() + '\n```' : text;
+  if (f.html) out.html = `<pre>${escapeHtml(text)}</pre>`;
+  if (f.rawHtml) out.rawHtml = text;
+  if (f.links) out.links = [];
+  if (f.images) out.images = [];
+  return out;
+}
+
+/** Facts of the job that end up in `metadata`. */
+export interface JobFacts {
+  jobId: string;
+  admission?: { limited: boolean; waitMs: number } | undefined;
+  creditsUsed: number;
+}
+
+/**
+ * Assembles the response Document: only requested formats, then metadata from the page, the fetch
+ * and the job (scrapeId, concurrency wait, credits). Page-derived metadata never overrides ours.
+ */
+export function buildDocument(request: ScrapeRequest, page: FetchResult, converted: Partial<HtmlPipelineResult>, job: JobFacts) {
+  const doc: Record<string, unknown> = {};
+  for (const key of ['markdown', 'html', 'rawHtml', 'links', 'images'] as const) {
+    if (converted[key] !== undefined) doc[key] = converted[key];
+  }
+  if (converted.warnings && converted.warnings.length > 0) doc.warning = converted.warnings.join('; ');
+  const metadata: Record<string, unknown> = { ...(converted.metadata ?? {}) };
+  Object.assign(metadata, {
+    sourceURL: request.url,
+    url: page.url,
+    statusCode: page.statusCode,
+    contentType: page.contentType,
+    scrapeId: job.jobId,
+    proxyUsed: 'basic',
+    creditsUsed: job.creditsUsed,
+  });
+  if (page.statusCode >= 400) metadata.error = STATUS_CODES[page.statusCode] ?? `HTTP ${page.statusCode}`;
+  if (job.admission?.limited) {
+    metadata.concurrencyLimited = true;
+    metadata.concurrencyQueueDurationMs = job.admission.waitMs;
+  }
+  doc.metadata = metadata;
+  return doc;
+}

@@ -1,0 +1,198 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import {
+  apiKeyListResponseSchema,
+  apiKeyParamsSchema,
+  createApiKeyRequestSchema,
+  createApiKeyResponseSchema,
+  createTeamRequestSchema,
+  successResponseSchema,
+  teamIdParamsSchema,
+  teamListResponseSchema,
+  teamResponseSchema,
+  updateTeamRequestSchema,
+} from './admin.js';
+import { scrapeResponseSchema } from './document.js';
+import { errorResponseSchema } from './error-response.js';
+import { jobIdParamsSchema } from './job-id.js';
+import { scrapeRequestSchema } from './scrape-request.js';
+import { scrapeOptionsSchema } from './scrape-options.js';
+import { concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema } from './team.js';
+
+/** The generated document (OpenAPI 3.1 object). */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/** Options of {@link buildOpenApiDocument}. */
+export interface BuildOpenApiOptions {
+  /** Public base URL put in `servers` (e.g. `https://trawl.example.com`). Default: no `servers` entry. */
+  serverUrl?: string;
+  /** `info.version`. Default `2.0.0`. */
+  version?: string;
+}
+
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Validation failed (`BAD_REQUEST`, `BAD_REQUEST_INVALID_JSON`, `UNSUPPORTED_OPTION`, `INVALID_JOB_ID`).',
+  401: 'Missing or invalid API key.',
+  402: 'Not enough credits.',
+  404: 'Unknown route or job, or cache-only mode found nothing.',
+  408: 'The operation timed out (`SCRAPE_TIMEOUT`).',
+  413: 'Request body too large.',
+  429: 'Rate or concurrency limit exceeded; see Retry-After.',
+  500: 'Unexpected error (`UNKNOWN_ERROR`, `details.errorId`).',
+};
+
+function json(schema: z.ZodType, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+function errorResponses(extra: readonly number[] = []): RouteConfig['responses'] {
+  const out: RouteConfig['responses'] = {};
+  for (const [status, description] of Object.entries(ERROR_STATUSES)) out[status] = json(errorResponseSchema, description);
+  for (const status of extra) out[String(status)] = json(errorResponseSchema, 'Forbidden: not an admin token.');
+  return out;
+}
+
+function route(
+  registry: OpenAPIRegistry,
+  config: Omit<RouteConfig, 'responses' | 'security'> & { ok: z.ZodType; okDescription: string; admin?: boolean },
+): void {
+  const { ok, okDescription, admin, ...rest } = config;
+  registry.registerPath({
+    ...rest,
+    tags: [admin === true ? 'admin' : 'v2'],
+    security: [{ bearerAuth: [] }],
+    responses: { 200: json(ok, okDescription), ...errorResponses(admin === true ? [403] : []) },
+  });
+}
+
+function body(schema: z.ZodType) {
+  return { body: { required: true, content: { 'application/json': { schema } } } };
+}
+
+function registerV2Routes(registry: OpenAPIRegistry): void {
+  route(registry, {
+    method: 'post',
+    path: '/v2/scrape',
+    summary: 'Scrape one URL',
+    request: body(scrapeRequestSchema),
+    ok: scrapeResponseSchema,
+    okDescription: 'The scraped document.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/scrape/{id}',
+    summary: 'Get a retained scrape result by its scrapeId',
+    request: { params: jobIdParamsSchema },
+    ok: scrapeResponseSchema,
+    okDescription: 'The scraped document.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/credit-usage',
+    summary: 'Credits left in the billing period',
+    ok: creditUsageResponseSchema,
+    okDescription: 'Credit usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/queue-status',
+    summary: 'Jobs of the team in the queue',
+    ok: queueStatusResponseSchema,
+    okDescription: 'Queue status.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/concurrency-check',
+    summary: 'Current concurrency and limit of the team',
+    ok: concurrencyCheckResponseSchema,
+    okDescription: 'Concurrency.',
+  });
+}
+
+function registerAdminRoutes(registry: OpenAPIRegistry): void {
+  const admin = true;
+  route(registry, {
+    method: 'post',
+    path: '/admin/teams',
+    summary: 'Create a team',
+    request: body(createTeamRequestSchema),
+    ok: teamResponseSchema,
+    okDescription: 'The new team.',
+    admin,
+  });
+  route(registry, { method: 'get', path: '/admin/teams', summary: 'List teams', ok: teamListResponseSchema, okDescription: 'Teams.', admin });
+  route(registry, {
+    method: 'get',
+    path: '/admin/teams/{id}',
+    summary: 'Get a team',
+    request: { params: teamIdParamsSchema },
+    ok: teamResponseSchema,
+    okDescription: 'The team.',
+    admin,
+  });
+  route(registry, {
+    method: 'patch',
+    path: '/admin/teams/{id}',
+    summary: 'Change a team',
+    request: { params: teamIdParamsSchema, ...body(updateTeamRequestSchema) },
+    ok: teamResponseSchema,
+    okDescription: 'The updated team.',
+    admin,
+  });
+  route(registry, {
+    method: 'post',
+    path: '/admin/teams/{id}/keys',
+    summary: 'Create an API key for a team (the secret is returned once)',
+    request: { params: teamIdParamsSchema, ...body(createApiKeyRequestSchema) },
+    ok: createApiKeyResponseSchema,
+    okDescription: 'The new key.',
+    admin,
+  });
+  route(registry, {
+    method: 'get',
+    path: '/admin/teams/{id}/keys',
+    summary: 'List the API keys of a team (without secrets)',
+    request: { params: teamIdParamsSchema },
+    ok: apiKeyListResponseSchema,
+    okDescription: 'Keys.',
+    admin,
+  });
+  route(registry, {
+    method: 'delete',
+    path: '/admin/teams/{id}/keys/{keyId}',
+    summary: 'Revoke an API key',
+    request: { params: apiKeyParamsSchema },
+    ok: successResponseSchema,
+    okDescription: 'Revoked.',
+    admin,
+  });
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the HTTP contract from the zod schemas. A fresh registry per call
+ * (no module state); the output depends only on the options, so `JSON.stringify` of it is stable.
+ */
+export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key (`Authorization: Bearer <API_KEY>`); admin routes take the admin token.',
+  });
+  registerV2Routes(registry);
+  registerAdminRoutes(registry);
+  // scrapeOptionsSchema is referenced by no route yet (crawl/batch come later); listed so clients see it.
+  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: scrapeOptionsSchema }], {
+    sortComponents: 'alphabetically',
+  });
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Trawl API',
+      version: options.version ?? '2.0.0',
+      description: 'Self-hosted web data extraction API, compatible with the Firecrawl v2 API.',
+    },
+    ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl }] }),
+    security: [{ bearerAuth: [] }],
+  });
+}

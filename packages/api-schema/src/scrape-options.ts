@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import { MAX_TOTAL_WAIT_MS, actionListSchema, totalActionWaitMs, type Action } from './actions.js';
+import { formatListSchema } from './formats.js';
+import { joinBranchIssues } from './validation-issues.js';
+
+/** Default `maxAge`: 2 days, in ms. */
+export const DEFAULT_MAX_AGE_MS = 172_800_000;
+/** Default `maxAge` when `lockdown` is true: two years (730 days), in ms, so cached pages stay eligible. */
+export const LOCKDOWN_MAX_AGE_MS = 63_072_000_000;
+/** Country used when `location` is absent or has no `country`. */
+export const DEFAULT_COUNTRY = 'US';
+
+/** `location`: `country` ISO 3166-1 alpha-2 (default US), `languages` in priority order (Accept-Language values). */
+export const locationSchema = z
+  .strictObject({
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, { error: 'country must be two uppercase letters (ISO 3166-1 alpha-2)' })
+      .default(DEFAULT_COUNTRY),
+    languages: z.array(z.string().min(1).max(35)).max(20).optional(),
+  })
+  .meta({ id: 'Location' });
+
+/** `profile`: persistent browser storage by `name` (1..128 chars); `saveChanges` default true. */
+export const profileSchema = z
+  .strictObject({
+    name: z.string().min(1).max(128),
+    saveChanges: z.boolean().default(true),
+  })
+  .meta({ id: 'Profile' });
+
+/** One `parsers` entry in object form: `mode` fast|auto|ocr (default auto), `maxPages` 1..10000. */
+const pdfParserSchema = z.strictObject({
+  type: z.literal('pdf'),
+  mode: z.enum(['fast', 'auto', 'ocr']).default('auto'),
+  maxPages: z.number().int().min(1).max(10000).optional(),
+});
+
+/** A parser after parsing: always an object. */
+export type PdfParser = z.output<typeof pdfParserSchema>;
+
+/** Names what is wrong with a parser item; zod's union message alone ("Invalid input") would not. */
+function parserItemError(input: unknown, objectIssues: readonly z.core.$ZodIssue[] | undefined): string {
+  if (typeof input === 'object' && input !== null && objectIssues !== undefined && objectIssues.length > 0) {
+    return joinBranchIssues(objectIssues);
+  }
+  return 'A parser is "pdf" or {"type":"pdf", "mode"?: "fast"|"auto"|"ocr", "maxPages"?: 1..10000}';
+}
+
+/** `parsers`: `'pdf'` or `{type:'pdf', ...}` items, normalized to objects; default `[{type:'pdf', mode:'auto'}]`. An empty array returns PDFs base64-encoded. */
+export const parserListSchema = z
+  .array(
+    z.union([z.literal('pdf').transform((): PdfParser => ({ type: 'pdf', mode: 'auto' })), pdfParserSchema], {
+      error: (issue) => (issue.code === 'invalid_union' ? parserItemError(issue.input, issue.errors[1]) : undefined),
+    }),
+  )
+  .max(1, { error: 'parsers takes at most one pdf parser' })
+  .default(() => [{ type: 'pdf' as const, mode: 'auto' as const }]);
+
+/** `redactPII` object form. Its fields are not in the spec; these are accepted and passed on as is. */
+export const redactPIIOptionsSchema = z
+  .strictObject({
+    mode: z.string().min(1).max(64).optional(),
+    entities: z.array(z.string().min(1).max(64)).max(100).optional(),
+    replacement: z.string().max(64).optional(),
+  })
+  .meta({ id: 'RedactPIIOptions' });
+
+/** `threatProtection` override (fields as in the v1 record). */
+export const threatProtectionSchema = z
+  .strictObject({
+    riskScoreThreshold: z.number().int().min(0).optional(),
+    blacklist: z.array(z.string()).optional(),
+    whitelist: z.array(z.string()).optional(),
+    blockedTlds: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'ThreatProtection' });
+
+/**
+ * Every scrape option without `url`, no cross-field rules: the base to `.extend()` for crawl and batch
+ * bodies. Apply {@link checkScrapeOptions} and {@link finalizeScrapeOptions} to whatever extends it, or
+ * use {@link scrapeOptionsSchema} when the options are a nested object (crawl `scrapeOptions`).
+ */
+export const scrapeOptionsObjectSchema = z.strictObject({
+  /** Output formats; default `[{type:'markdown'}]`. */
+  formats: formatListSchema.default(() => [{ type: 'markdown' as const }]),
+  /** Headers sent with the request (cookies, user-agent...). Non-empty forces `storeInCache` false. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Tags/selectors to keep. */
+  includeTags: z.array(z.string()).optional(),
+  /** Tags/selectors to drop. */
+  excludeTags: z.array(z.string()).optional(),
+  /** Drop headers, navigation, footers before markdown. Default true. */
+  onlyMainContent: z.boolean().default(true),
+  /** Extra LLM cleaning pass over the markdown. Default false. */
+  onlyCleanContent: z.boolean().default(false),
+  /** Deadline of the whole scrape, ms, 1000..300000. Default 60000. */
+  timeout: z.number().int().min(1000).max(300000).default(60000),
+  /** Extra delay before capture, ms, >= 0, at most half of `timeout`. Default 0. */
+  waitFor: z.number().int().min(0).default(0),
+  /** Emulate a mobile device. Default false. */
+  mobile: z.boolean().default(false),
+  /** Skip TLS certificate checks. Default true. */
+  skipTlsVerification: z.boolean().default(true),
+  /** Replace base64 images in markdown by a placeholder. Default true. */
+  removeBase64Images: z.boolean().default(true),
+  /** Block ads and cookie pop-ups. Default true. */
+  blockAds: z.boolean().default(true),
+  /** Proxy tier: basic | enhanced | auto. Default auto. */
+  proxy: z.enum(['basic', 'enhanced', 'auto']).default('auto'),
+  /** Geolocation emulation; absent means country US without explicit emulation. */
+  location: locationSchema.optional(),
+  /** Accept a cached copy newer than this, ms, >= 0. Default 172800000 (2 days), two years with lockdown. */
+  maxAge: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ default: DEFAULT_MAX_AGE_MS, description: 'ms; default 2 days, or two years when lockdown is true' }),
+  /** Cache-only mode: return cached data at least this old, ms, >= 1. */
+  minAge: z.number().int().min(1).optional(),
+  /** Serve only from cache, never contact the target. Default false. */
+  lockdown: z.boolean().default(false),
+  /** Store the page in the cache. Default true; forced false by actions, headers or zero data retention. */
+  storeInCache: z.boolean().default(true),
+  /** Document parsers; see {@link parserListSchema}. */
+  parsers: parserListSchema,
+  /** Browser actions before capture. */
+  actions: actionListSchema.optional(),
+  /** Persistent browser profile. */
+  profile: profileSchema.optional(),
+  /** Mask personal data in the markdown: true for defaults, or an options object. Default false. */
+  redactPII: z.union([z.boolean(), redactPIIOptionsSchema]).default(false),
+  /** Opaque caller metadata, recorded with the job. */
+  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  /** Threat protection override. */
+  threatProtection: threatProtectionSchema.optional(),
+});
+
+/** Scrape options as parsed by {@link scrapeOptionsObjectSchema}, before {@link finalizeScrapeOptions}. */
+export type ScrapeOptionsBase = z.output<typeof scrapeOptionsObjectSchema>;
+
+/** The fields {@link checkScrapeOptions} reads. */
+interface WaitFields {
+  timeout: number;
+  waitFor: number;
+  actions?: readonly Action[] | undefined;
+}
+
+/**
+ * Cross-field rules: `waitFor` at most half of `timeout`; `waitFor` plus wait actions at most
+ * {@link MAX_TOTAL_WAIT_MS}. Written defensively: zod may run it after other fields failed.
+ */
+export function checkScrapeOptions(options: WaitFields, ctx: z.RefinementCtx): void {
+  const { timeout, waitFor } = options;
+  if (typeof timeout !== 'number' || typeof waitFor !== 'number') return;
+  if (waitFor > timeout / 2) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['waitFor'],
+      message: `waitFor (${waitFor} ms) must be at most half of timeout (${timeout} ms)`,
+    });
+  }
+  const actions = Array.isArray(options.actions) ? options.actions : undefined;
+  const total = waitFor + totalActionWaitMs(actions);
+  if (total > MAX_TOTAL_WAIT_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [actions?.some((a) => a.type === 'wait') ? 'actions' : 'waitFor'],
+      message: `waitFor plus wait actions total ${total} ms; at most ${MAX_TOTAL_WAIT_MS} ms is allowed`,
+    });
+  }
+}
+
+/** The fields {@link finalizeScrapeOptions} derives from. */
+interface FinalizeFields {
+  maxAge?: number | undefined;
+  lockdown: boolean;
+  storeInCache: boolean;
+  headers?: Record<string, string> | undefined;
+  actions?: readonly Action[] | undefined;
+}
+
+/**
+ * Applies the defaults that depend on other fields: `maxAge` (2 days, two years with `lockdown`) and
+ * `storeInCache` forced false when `actions` or `headers` are used (sensitive scrape).
+ */
+export function finalizeScrapeOptions<T extends FinalizeFields>(options: T): T & { maxAge: number } {
+  const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_MS : DEFAULT_MAX_AGE_MS);
+  const sensitive =
+    (options.actions !== undefined && options.actions.length > 0) ||
+    (options.headers !== undefined && Object.keys(options.headers).length > 0);
+  return { ...options, maxAge, storeInCache: sensitive ? false : options.storeInCache };
+}
+
+/** Scrape options as a nested object (crawl `scrapeOptions`): all rules and derived defaults applied. */
+export const scrapeOptionsSchema = scrapeOptionsObjectSchema
+  .superRefine(checkScrapeOptions)
+  .transform(finalizeScrapeOptions)
+  .meta({ id: 'ScrapeOptions' });
+
+/** Scrape options as sent by the client. */
+export type ScrapeOptionsInput = z.input<typeof scrapeOptionsSchema>;
+/** Scrape options after parsing: defaults applied, `formats` and `parsers` normalized to objects. */
+export type ScrapeOptions = z.output<typeof scrapeOptionsSchema>;

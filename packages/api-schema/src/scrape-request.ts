@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema } from './scrape-options.js';
+
+/** An absolute http(s) URL. */
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'Must be an absolute http or https URL' })
+  .max(8192)
+  .meta({ format: 'uri' });
+
+/** `origin` and `integration`: accepted on every POST body and recorded (the JS SDK sends `js-sdk@<version>`). */
+export const clientTagFields = {
+  /** Caller identification, e.g. `js-sdk@4.3.0`. */
+  origin: z.string().max(256).optional(),
+  /** Integration name (n8n, zapier...). */
+  integration: z.string().max(256).optional(),
+};
+
+/**
+ * `POST /v2/scrape` body. After parsing: every default applied, `formats`/`parsers` are objects,
+ * `maxAge` is set, `zeroDataRetention` is true when `lockdown` is (lockdown runs in ZDR mode), and
+ * `storeInCache` is false with actions, headers or zero data retention.
+ */
+export const scrapeRequestSchema = scrapeOptionsObjectSchema
+  .extend({
+    /** URL to scrape (http or https). */
+    url: httpUrlSchema,
+    /** Full zero data retention for this scrape. Default false. */
+    zeroDataRetention: z.boolean().default(false),
+    ...clientTagFields,
+  })
+  .superRefine((body, ctx) => {
+    checkScrapeOptions(body, ctx);
+    if (body.onlyCleanContent === true && (body.zeroDataRetention === true || body.lockdown === true)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onlyCleanContent'],
+        message: 'onlyCleanContent is not supported with zero data retention (lockdown implies it)',
+      });
+    }
+  })
+  .transform((body) => {
+    const finalized = finalizeScrapeOptions(body);
+    const zeroDataRetention = body.zeroDataRetention || body.lockdown;
+    return { ...finalized, zeroDataRetention, storeInCache: zeroDataRetention ? false : finalized.storeInCache };
+  })
+  .meta({ id: 'ScrapeRequest' });
+
+/** The scrape body as sent by the client. */
+export type ScrapeRequestInput = z.input<typeof scrapeRequestSchema>;
+/** The scrape body after parsing (defaults and derived values applied). */
+export type ScrapeRequest = z.output<typeof scrapeRequestSchema>;

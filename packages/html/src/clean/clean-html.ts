@@ -1,0 +1,58 @@
+import { Document, type ParentNode } from 'domhandler';
+import { filterChildren, findFirstTag, isElement, relinkChildren } from '../dom/dom-helpers.js';
+import { resolveUrls } from './resolve-urls.js';
+
+/**
+ * Elements removed from the `html` format. `head` goes with its title, meta, link, base and styles;
+ * the page title is reported in metadata instead. `iframe` is kept on purpose: embedded videos, maps
+ * and documents are often part of the content, the frame's own document is not in this HTML anyway,
+ * and the risky `srcdoc` attribute is dropped by URL resolution.
+ */
+const REMOVED_TAGS: ReadonlySet<string> = new Set([
+  'head', 'script', 'style', 'noscript', 'meta', 'link', 'template', 'title', 'base',
+]);
+
+/** Options of {@link cleanHtml}. */
+export interface CleanHtmlOptions {
+  /** Base for relative URLs (the page URL, or its `<base href>` resolved: see resolveBaseUrl). */
+  baseUrl: string;
+}
+
+/**
+ * Cleans a parsed page for the `html` format, in place: removes head, script, style, noscript, meta,
+ * link, template, title, comments and inline event handlers, then makes URLs absolute and resolves
+ * `srcset`. Returns the node whose children are the page content: the `<body>` when there is one,
+ * else the document.
+ */
+export function cleanHtml(doc: Document, opts: CleanHtmlOptions): ParentNode {
+  stripNodeIterative(doc);
+  resolveUrls(doc, opts.baseUrl);
+  return findFirstTag(doc, 'body') ?? doc;
+}
+
+/** Deep pages (thousands of nested inline tags) would overflow the call stack with recursion. */
+function stripNodeIterative(root: ParentNode): void {
+  const stack: ParentNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as ParentNode;
+    filterChildren(node, (child) => {
+      if (child.type === 'comment' || child.type === 'directive') return true;
+      return isElement(child) && REMOVED_TAGS.has(child.name);
+    });
+    for (const child of node.children) {
+      if (isElement(child)) {
+        for (const name of Object.keys(child.attribs)) if (name.startsWith('on')) delete child.attribs[name];
+        stack.push(child);
+      }
+    }
+  }
+}
+
+/** Wraps the children of `parent` in a fresh Document (moving them), for serialization or markdown. */
+export function toFragment(parent: ParentNode): Document {
+  if (parent instanceof Document) return parent;
+  const doc = new Document(parent.children);
+  parent.children = [];
+  relinkChildren(doc);
+  return doc;
+}

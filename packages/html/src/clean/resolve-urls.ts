@@ -1,0 +1,95 @@
+import type { AnyNode, Document, Element } from 'domhandler';
+import { findFirstTag, isElement } from '../dom/dom-helpers.js';
+import { largestSrcsetCandidate } from '../metadata/index.js';
+
+/** Attributes holding one URL, per element name. */
+const URL_ATTRS: Readonly<Record<string, readonly string[]>> = {
+  a: ['href'], area: ['href'], link: ['href'], img: ['src'], iframe: ['src'], embed: ['src'],
+  source: ['src'], track: ['src'], audio: ['src'], video: ['src', 'poster'], script: ['src'],
+  form: ['action'], input: ['src'], object: ['data'], blockquote: ['cite'], q: ['cite'], ins: ['cite'],
+  del: ['cite'],
+};
+
+/** Attributes that lazy-loading scripts use for the real image URL while `src` holds a placeholder. */
+const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
+
+/**
+ * The base URL for relative links of a document: its first `<base href>` resolved against the page
+ * URL, else the page URL. Returns `pageUrl` unchanged when it is not a valid absolute URL.
+ */
+export function resolveBaseUrl(doc: Document, pageUrl: string): string {
+  const base = findFirstTag(doc, 'base');
+  const href = base?.attribs['href']?.trim();
+  if (!href) return pageUrl;
+  return absolutize(href, pageUrl) ?? pageUrl;
+}
+
+/** `value` resolved against `base`, or null when it cannot be parsed (the caller keeps the original). */
+export function absolutize(value: string, base: string): string | null {
+  const v = value.trim();
+  if (v === '' || /^(?:data|javascript|mailto|tel|about|blob):/i.test(v)) return null;
+  try {
+    return new URL(v, base).href;
+  } catch {
+    return null;
+  }
+}
+
+function isPlaceholderSrc(src: string | undefined): boolean {
+  if (!src) return true;
+  const s = src.trim();
+  return s === '' || (s.startsWith('data:') && s.length < 200) || /blank\.gif|spacer\.gif|pixel\.gif/i.test(s);
+}
+
+function resolveImage(el: Element, base: string): void {
+  const attrs = el.attribs;
+  if (isPlaceholderSrc(attrs['src'])) {
+    for (const name of LAZY_SRC_ATTRS) {
+      const lazy = attrs[name];
+      if (lazy && !lazy.startsWith('data:')) {
+        attrs['src'] = lazy;
+        break;
+      }
+    }
+  }
+  const srcset = attrs['srcset'] ?? attrs['data-srcset'];
+  if (srcset) {
+    const largest = largestSrcsetCandidate(srcset);
+    if (largest !== undefined) {
+      if (el.name === 'img') attrs['src'] = largest;
+      else attrs['srcset'] = absolutize(largest, base) ?? largest;
+    }
+    if (el.name === 'img') {
+      delete attrs['srcset'];
+      delete attrs['sizes'];
+    }
+    delete attrs['data-srcset'];
+  }
+}
+
+/**
+ * Makes every URL-valued attribute of the subtree absolute against `baseUrl` (href, src, poster,
+ * action, cite, data), resolves responsive images (`srcset` -> largest candidate in `src`, lazy-load
+ * `data-src` when `src` is a placeholder) and drops `srcdoc`. Mutates the tree in place.
+ */
+export function resolveUrls(root: AnyNode, baseUrl: string): void {
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (!('children' in node)) continue;
+    if (isElement(node)) {
+      if (node.name === 'img' || node.name === 'source') resolveImage(node, baseUrl);
+      const attrs = URL_ATTRS[node.name];
+      if (attrs) {
+        for (const name of attrs) {
+          const v = node.attribs[name];
+          if (v === undefined) continue;
+          const abs = absolutize(v, baseUrl);
+          if (abs !== null) node.attribs[name] = abs;
+        }
+      }
+      if (node.name === 'iframe') delete node.attribs['srcdoc'];
+    }
+    for (const child of node.children) stack.push(child);
+  }
+}

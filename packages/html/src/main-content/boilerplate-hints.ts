@@ -1,0 +1,77 @@
+import type { Element } from 'domhandler';
+
+/**
+ * Class/id words that mark boilerplate. A hint is one signal among several: it scales the scores of
+ * the text below the element, it never removes content by itself (the scorer and the pruner decide).
+ */
+const NEGATIVE_HINT =
+  /(?:^|[\s_-])(?:nav|navbar|navi|navigation|menu|menue|breadcrumbs?|sidebar|side-bar|sidebox|widgets?|footer|masthead|banner|ad|ads|adv|advert|advertisement|anzeige|werbung|sponsor|sponsored|promo|promotion|social|socials|share|sharing|shariff|sharebar|social-share|related|related-posts|recommended|recommendations|newsletter|subscribe|subscription|signup|cookie|cookies|consent|gdpr|cmp|popup|modal|overlay|pagination|pager|tagcloud|tags|tag-list|skip|skiplink|print|toolbar|login|searchform|search|meta-nav|topbar|top-bar|service|rating|author-box|authorbox|copyright|impressum|outbrain|taboola|teaser-list|more-articles|player|controls|settings|trending|most-read|mostread|popular|jump)(?:$|[\s_-])/;
+
+/** Comment sections: readers' text looks like content (sentences, few links), so the hint is strong. */
+const COMMENT_HINT = /(?:^|[\s_-])(?:comments?|comment-list|commentlist|comment-form|disqus|respond|reply|replies|kommentare?|discussion|leserkommentare)(?:$|[\s_-])/;
+
+/** Words that mark content containers. */
+const POSITIVE_HINT =
+  /(?:^|[\s_-])(?:article|article-body|articlebody|article-content|content|entry|entry-content|post|post-content|post-body|story|story-body|text|body|main|hentry|artikel|beitrag|blog-post|single|prose|rte|richtext|news-detail)(?:$|[\s_-])/;
+
+const TAXONOMY_CLASS = /^(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
+
+/** Hint class of an element, from its class and id attributes. */
+export type HintKind = 'comment' | 'negative' | 'positive' | 'none';
+
+/**
+ * Classifies an element by its class and id. `comment` wins over `negative`, which wins over
+ * `positive` only when no positive word is present (e.g. "post-footer" is negative, "post-content"
+ * is positive).
+ */
+export function hintOf(el: Element): HintKind {
+  // Classes of body and html describe the page (features, template), not a region of it.
+  if (el.name === 'body' || el.name === 'html') return 'none';
+  const cls = el.attribs['class'];
+  const id = el.attribs['id'];
+  if (!cls && !id) return 'none';
+  const words = `${cls ?? ''} ${id ?? ''}`
+    .toLowerCase()
+    .split(/\s+/)
+    // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
+    // not the role of the element.
+    .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
+    .join(' ');
+  if (words === '') return 'none';
+  if (COMMENT_HINT.test(words)) return 'comment';
+  const neg = NEGATIVE_HINT.test(words);
+  const pos = POSITIVE_HINT.test(words);
+  if (neg && !pos) return 'negative';
+  if (neg && pos) {
+    // Compound names such as "post-footer" or "article-share": the last word decides.
+    const last = words.trim().split(/[\s_-]+/).pop() ?? '';
+    return NEGATIVE_HINT.test(last) ? 'negative' : 'positive';
+  }
+  return pos ? 'positive' : 'none';
+}
+
+/** Elements whose presence says "this container is the article" (structured data, ARIA, HTML5). */
+export function isSemanticContent(el: Element): boolean {
+  if (el.name === 'article' || el.name === 'main') return true;
+  const role = el.attribs['role'];
+  if (role === 'main' || role === 'article') return true;
+  const itemprop = el.attribs['itemprop'];
+  return itemprop !== undefined && /articleBody|text|reviewBody|mainEntity/i.test(itemprop);
+}
+
+/** Structural boilerplate elements, whatever their classes. */
+export const BOILERPLATE_TAGS: ReadonlySet<string> = new Set(['nav', 'aside', 'footer', 'menu', 'dialog']);
+
+/** Controls and non-text media that carry no content in a text or markdown rendering. */
+export const NON_CONTENT_TAGS: ReadonlySet<string> = new Set([
+  'button', 'input', 'select', 'textarea', 'option', 'optgroup', 'svg', 'canvas', 'map', 'object', 'embed',
+]);
+
+/** True when inline style or attributes hide the element from readers. */
+export function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a['hidden'] !== undefined) return true;
+  if (a['aria-hidden'] === 'true' && el.name !== 'img') return true;
+  const style = a['style'];
+  return style !== undefined && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}

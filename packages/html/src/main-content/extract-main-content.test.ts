@@ -1,0 +1,93 @@
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanHtml } from '../clean/clean-html.js';
+import { domToText } from '../dom/dom-text.js';
+import { parseHtml } from '../dom/parse-html.js';
+import { extractMainContent } from './extract-main-content.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '__fixtures__');
+
+function mainText(html: string): { text: string; fallback: boolean } {
+  const body = cleanHtml(parseHtml(html), { baseUrl: 'https://example.com/page' });
+  const r = extractMainContent(body);
+  return { text: domToText(r.root), fallback: r.fallback };
+}
+
+describe('extractMainContent golden files (<case>.html -> <case>.txt)', () => {
+  const cases = readdirSync(fixtures).filter((f) => f.endsWith('.html'));
+  it('has fixtures', () => expect(cases.length).toBeGreaterThanOrEqual(5));
+  for (const file of cases) {
+    it(file, () => {
+      const html = readFileSync(join(fixtures, file), 'utf8');
+      const expected = readFileSync(join(fixtures, file.replace(/\.html$/, '.txt')), 'utf8').replace(/\n$/, '');
+      expect(mainText(html).text).toBe(expected);
+    });
+  }
+});
+
+describe('extractMainContent', () => {
+  const blog = (): string => readFileSync(join(fixtures, 'blog-post.html'), 'utf8');
+
+  it('drops navigation, cookie notice, sidebar, comments, share bar and footer', () => {
+    const { text } = mainText(blog());
+    for (const boiler of ['Recipes', 'We use cookies', 'Popular posts', 'newsletter', 'I tried this recipe', 'Tweet', 'All rights reserved']) {
+      expect(text).not.toContain(boiler);
+    }
+  });
+
+  it('keeps lists, tables and images of the content', () => {
+    const body = cleanHtml(parseHtml(blog()), { baseUrl: 'https://example.com/' });
+    const root = extractMainContent(body).root;
+    const text = domToText(root);
+    expect(text).toContain('500 g flour');
+    expect(text).toContain('Rise');
+    const html = JSON.stringify(root.children.map((c) => domToText(c)));
+    expect(html).toContain('The finished loaf.');
+    const hasImg = (n: unknown): boolean => {
+      const node = n as { name?: string; children?: unknown[] };
+      return node.name === 'img' || (node.children ?? []).some(hasImg);
+    };
+    expect(hasImg(root)).toBe(true);
+  });
+
+  it('keeps code blocks', () => {
+    const { text } = mainText(readFileSync(join(fixtures, 'code-docs.html'), 'utf8'));
+    expect(text).toContain('npm install example-lib');
+    expect(text).toContain("const rows = await client.query('select 1');");
+    expect(text).not.toContain('MIT license');
+  });
+
+  it('falls back to the page instead of returning nothing when unsure', () => {
+    const short = mainText(readFileSync(join(fixtures, 'short-page.html'), 'utf8'));
+    expect(short.fallback).toBe(true);
+    expect(short.text).toContain('Mon–Fri 9–18');
+    const links = mainText(readFileSync(join(fixtures, 'link-only.html'), 'utf8'));
+    expect(links.text).toContain('Alpha');
+    expect(mainText('<html><body></body></html>').text).toBe('');
+  });
+
+  it('ignores CMS taxonomy classes such as category-kommentare', () => {
+    const html = `<body><nav><a href="/">Home</a> <a href="/x">X</a></nav>
+      <article class="post category-kommentare tag-share">
+      <p>${'This is a long paragraph of the article, with commas, and sentences. '.repeat(4)}</p>
+      <p>${'Another paragraph follows the first one, also with real sentences. '.repeat(3)}</p></article></body>`;
+    expect(mainText(html).text).toContain('This is a long paragraph');
+  });
+
+  it('removes hidden elements and form controls', () => {
+    const html = `<body><article><p style="display:none">Hidden teaser text that should not show.</p>
+      <p>${'Visible prose of the article, long enough to be the content of the page. '.repeat(3)}</p>
+      <select><option>Choose one</option></select></article></body>`;
+    const { text } = mainText(html);
+    expect(text).not.toContain('Hidden teaser');
+    expect(text).not.toContain('Choose one');
+    expect(text).toContain('Visible prose');
+  });
+
+  it('survives very deep nesting', () => {
+    const html = `<body>${'<div><span>'.repeat(5000)}deep text${'</span></div>'.repeat(5000)}</body>`;
+    expect(() => mainText(html)).not.toThrow();
+  });
+});

@@ -1,0 +1,169 @@
+import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
+import { filterChildren, isElement, relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BOILERPLATE_TAGS, NON_CONTENT_TAGS, isHidden, isSemanticContent, type HintKind } from './boilerplate-hints.js';
+import { findRelatedSections } from './related-sections.js';
+import { scoreTree, type ScoredTree } from './score-tree.js';
+
+/** Options of {@link extractMainContent}. */
+export interface MainContentOptions {
+  /**
+   * Below this many characters of text the chosen container is not trusted and the whole (lightly
+   * pruned) body is returned instead. Default 150.
+   */
+  minTextLength?: number;
+}
+
+/** What {@link extractMainContent} chose. */
+export interface MainContentResult {
+  /** A Document holding the main content (moved out of the input tree). */
+  root: Document;
+  /** True when no container was convincing and the pruned body was returned. */
+  fallback: boolean;
+}
+
+/** Removes hidden elements and form controls, which never carry readable content. */
+function dropInvisible(root: ParentNode): void {
+  const stack: ParentNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as ParentNode;
+    filterChildren(node, (c) => isElement(c) && (NON_CONTENT_TAGS.has(c.name) || isHidden(c)));
+    for (const c of node.children) if (isElement(c)) stack.push(c);
+  }
+}
+
+/** Index of the element whose subtree has the best content score; ties go to the deeper element. */
+function pickBest(tree: ScoredTree): number {
+  let best = -1;
+  let bestValue = 0;
+  for (let i = 0; i < tree.elements.length; i++) {
+    const el = tree.elements[i] as Element;
+    const s = tree.score[i] as number;
+    if (s <= 0) continue;
+    const value = isSemanticContent(el) ? s * 1.05 : s;
+    if (value >= bestValue) {
+      best = i;
+      bestValue = value;
+    }
+  }
+  return best;
+}
+
+const HEADING = /^h[1-6]$/;
+
+/** A hinted boilerplate element holding less than this share of the content's prose is removed. */
+const NEG_KEEP_SHARE = 0.25;
+
+/** Descend from the best container into a child that holds at least this share of its prose. */
+const CORE_SHARE = 0.9;
+
+/**
+ * Max-sum containers tend to take in small positive neighbours (author bios, newsletter pitches,
+ * "about this blog" boxes). Narrow to a child holding nearly all of the prose.
+ */
+function narrow(tree: ScoredTree, best: number): number {
+  let cur = best;
+  for (;;) {
+    const end = cur + (tree.size[cur] as number);
+    const total = tree.positive[cur] as number;
+    let next = -1;
+    for (let j = cur + 1; j < end; j += tree.size[j] as number) {
+      if ((tree.positive[j] as number) >= total * CORE_SHARE && (tree.score[j] as number) > 0) {
+        next = j;
+        break;
+      }
+    }
+    if (next < 0) return cur;
+    cur = next;
+  }
+}
+
+function isBoilerplate(el: Element, hint: HintKind): boolean {
+  return BOILERPLATE_TAGS.has(el.name) || el.name === 'form' || hint === 'negative' || hint === 'comment';
+}
+
+/**
+ * Removes boilerplate inside the chosen content: structural/hinted boilerplate that scores no
+ * better than zero (share bars, tag lists, comment sections, newsletter forms) and, when `links` is
+ * set, link-dense blocks that score negatively (related-article lists). An element holding more
+ * than half of the content's positive score is never removed.
+ */
+function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): void {
+  let rootPositive = 0;
+  if (rootIdx >= 0) rootPositive = tree.positive[rootIdx] as number;
+  else for (let i = 0; i < tree.elements.length; i++) if (tree.parent[i] === -1) rootPositive += tree.positive[i] as number;
+  const doomed: Element[] = [];
+  const end = subtreeEnd(tree, rootIdx);
+  for (let j = rootIdx + 1; j < end; j++) {
+    const el = tree.elements[j] as Element;
+    const score = tree.score[j] as number;
+    const text = tree.text[j] as number;
+    const ld = text > 0 ? (tree.linkText[j] as number) / text : 0;
+    let drop = false;
+    if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
+    else if (tree.hint[j] === 'comment') drop = true;
+    else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
+    else if (opts.links && score < 0 && ld > 0.5) drop = true;
+    else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
+    else if (opts.links && el.name === 'header' && score < 0 && ld > 0.3) drop = true;
+    // Label soup: player controls, option pickers, date/tag strips. No prose, no structure.
+    else if (opts.links && (tree.positive[j] as number) === 0 && score < -30 && tree.structured[j] === 0) drop = true;
+    if (drop) {
+      doomed.push(el);
+      j = subtreeEnd(tree, j) - 1;
+    }
+  }
+  if (opts.links && rootIdx >= 0) doomed.push(...findRelatedSections(tree, rootIdx, 0.3));
+  for (const el of doomed) removeNode(el);
+}
+
+/**
+ * A linked heading followed by prose is a section title (toc back-references); one followed by
+ * nothing or by more links is the title of a teaser.
+ */
+function hasProseNext(tree: ScoredTree, j: number): boolean {
+  const next = j + (tree.size[j] as number);
+  if (next >= tree.elements.length || tree.parent[next] !== tree.parent[j]) return false;
+  return (tree.score[next] as number) > 0;
+}
+
+/** End (exclusive) of the pre-order range of the subtree at `i`; the whole tree for -1. */
+function subtreeEnd(tree: ScoredTree, i: number): number {
+  return i < 0 ? tree.elements.length : i + (tree.size[i] as number);
+}
+
+/**
+ * The `onlyMainContent` extractor. Scores every element of `body` by its text blocks (length,
+ * sentence punctuation, link density; class/id and tag hints as a multiplier), takes the subtree with
+ * the best total (so a container grows over a sibling only when that sibling adds more prose than
+ * boilerplate), then prunes boilerplate inside it. When unsure (no positive container, or too little
+ * text) it returns the body with only obvious boilerplate removed, never an empty page. Tables, code,
+ * lists and images inside the content stay. Moves nodes out of `body`.
+ */
+export function extractMainContent(body: ParentNode, opts: MainContentOptions = {}): MainContentResult {
+  const minText = opts.minTextLength ?? 150;
+  dropInvisible(body);
+  const tree = scoreTree(body);
+  const picked = pickBest(tree);
+  const best = picked < 0 ? picked : narrow(tree, picked);
+  if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);
+  prune(tree, best, { links: true });
+  const el = tree.elements[best] as Element;
+  let doc: Document;
+  if (el === body) {
+    doc = new Document(el.children);
+    el.children = [];
+  } else {
+    removeNode(el);
+    doc = new Document([el]);
+  }
+  relinkChildren(doc);
+  return { root: doc, fallback: false };
+}
+
+function fallbackBody(body: ParentNode, tree: ScoredTree): MainContentResult {
+  prune(tree, tree.elements[0] === body ? 0 : -1, { links: false });
+  const doc = new Document(body.children as AnyNode[] as never);
+  body.children = [];
+  relinkChildren(doc);
+  return { root: doc, fallback: true };
+}

@@ -1,0 +1,204 @@
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { BLOCK_TAGS, isElement, isText } from '../dom/dom-helpers.js';
+import { BOILERPLATE_TAGS, hintOf, type HintKind } from './boilerplate-hints.js';
+
+/** Per-element statistics of a scored tree; arrays are indexed like `elements` (document order). */
+export interface ScoredTree {
+  /** Elements in document (pre-)order; index 0 is the root when the root is an element. */
+  elements: Element[];
+  /** Class/id hint of each element. */
+  hint: HintKind[];
+  /** Parent index, -1 for top-level elements. */
+  parent: Int32Array;
+  /** Visible text characters of the subtree (whitespace runs count as one). */
+  text: Float64Array;
+  /** Of `text`, characters inside links. */
+  linkText: Float64Array;
+  /** Sum of the block scores of the subtree: positive for prose, negative for link lists and labels. */
+  score: Float64Array;
+  /** Sum of the positive block scores of the subtree. */
+  positive: Float64Array;
+  /** Structured content elements in the subtree (tables, lists, pre, images, media, figures). */
+  structured: Int32Array;
+  /** Number of elements in the subtree (itself included): the subtree of i is i .. i+size-1. */
+  size: Int32Array;
+  /** Hint/structure factor applied to positive scores at this element (product over ancestors). */
+  factor: Float64Array;
+}
+
+interface BlockAcc {
+  len: number;
+  link: number;
+  punct: number;
+}
+
+const HEADING = /^h[1-6]$/;
+const STRUCTURED_TAGS: ReadonlySet<string> = new Set([
+  'table', 'ul', 'ol', 'dl', 'pre', 'img', 'picture', 'video', 'audio', 'iframe', 'figure', 'blockquote',
+]);
+const MEASURED = { len: 0, punct: 0 };
+
+/**
+ * Length of a text node with whitespace runs counted as one character (an all-whitespace node counts
+ * 0), and its sentence punctuation: Latin marks followed by whitespace or the end, CJK marks anywhere.
+ * One pass over the characters; this runs on every text node of every page. Returns a shared object.
+ */
+function measureText(data: string): { len: number; punct: number } {
+  let len = 0;
+  let punct = 0;
+  let inSpace = false;
+  let nonSpace = false;
+  let prevPunct = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
+      if (!inSpace) len++;
+      inSpace = true;
+      if (prevPunct) punct++;
+      prevPunct = false;
+      continue;
+    }
+    inSpace = false;
+    nonSpace = true;
+    len++;
+    if (prevPunct) prevPunct = false;
+    // . , ; : ! ? … » " ”
+    if (c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 0x2026 || c === 0xbb || c === 34 || c === 0x201d) {
+      prevPunct = true;
+    } else if (c === 0x3002 || c === 0x3001 || c === 0xff01 || c === 0xff1f || c === 0xff1b || c === 0xff1a) punct++;
+  }
+  if (prevPunct) punct++;
+  MEASURED.len = nonSpace ? len : 0;
+  MEASURED.punct = punct;
+  return MEASURED;
+}
+
+function ownFactor(el: Element, hint: HintKind): number {
+  if (BOILERPLATE_TAGS.has(el.name)) return 0.15;
+  if (el.name === 'header') return 0.6;
+  switch (hint) {
+    case 'comment':
+      return -0.5;
+    case 'negative':
+      return 0.3;
+    case 'positive':
+      return 1.1;
+    default:
+      return 1;
+  }
+}
+
+/**
+ * Score of one text block (the inline content owned by one block element). Prose with sentence
+ * punctuation and few links scores its length; link lists and short labels score negatively. `factor`
+ * (class/id and tag hints of the ancestors) scales positive scores only: hints never make a link list
+ * look better.
+ */
+function blockScore(acc: BlockAcc, tag: string, factor: number, inPre: boolean): number {
+  const n = acc.len;
+  if (n === 0) return 0;
+  const ld = acc.link / n;
+  let s: number;
+  if (inPre) s = n * 0.6;
+  else if (HEADING.test(tag)) return 0; // short and often linked (toc back-references): neutral
+  else if (ld > 0.5 || (acc.link > 0 && n < 40 && ld > 0.3)) return -n * ld;
+  else if (n >= 80 || acc.punct >= 2 || (n >= 25 && acc.punct >= 1)) {
+    s = n * (1 - ld) * (1 + Math.min(acc.punct, 10) * 0.03);
+  } else return -n * 0.15;
+  // A negative factor (comment sections) turns prose into a penalty; penalties are never scaled.
+  return s > 0 ? s * factor : s;
+}
+
+/**
+ * One linear pass over the tree computing text, link text and content scores of every element.
+ * Iterative (pre-order list, then aggregation in reverse order) so that pathological nesting depth
+ * cannot overflow the stack.
+ */
+export function scoreTree(root: ParentNode): ScoredTree {
+  const elements: Element[] = [];
+  const parents: number[] = [];
+  const factors: number[] = [];
+  const owners: number[] = [];
+  const hints: HintKind[] = [];
+  const pre: boolean[] = [];
+  const acc: BlockAcc[] = [];
+  const ownText: number[] = [];
+  const ownLink: number[] = [];
+  interface Frame { node: AnyNode; parent: number; owner: number; inLink: boolean; factor: number; inPre: boolean }
+  const stack: Frame[] = [];
+  // The root itself is scored too (index 0 when it is an element): the whole body may be the content.
+  const starts: AnyNode[] = isElement(root as AnyNode) ? [root as AnyNode] : [...root.children].reverse();
+  for (const node of starts) stack.push({ node, parent: -1, owner: -1, inLink: false, factor: 1, inPre: false });
+  while (stack.length > 0) {
+    const f = stack.pop() as Frame;
+    const node = f.node;
+    if (isText(node)) {
+      const data = node.data;
+      if (f.parent < 0 || data.length === 0) continue;
+      const m = measureText(data);
+      if (m.len === 0) continue;
+      const len = m.len;
+      ownText[f.parent] = (ownText[f.parent] ?? 0) + len;
+      if (f.inLink) ownLink[f.parent] = (ownLink[f.parent] ?? 0) + len;
+      if (f.owner >= 0) {
+        const a = acc[f.owner] as BlockAcc;
+        a.len += len;
+        if (f.inLink) a.link += len;
+        a.punct += m.punct;
+      }
+      continue;
+    }
+    if (!isElement(node)) continue;
+    const idx = elements.length;
+    elements.push(node);
+    parents.push(f.parent);
+    const hint = hintOf(node);
+    hints.push(hint);
+    const own = ownFactor(node, hint);
+    // Negative (comment) factors stay negative however deep they nest.
+    const factor = f.factor < 0 || own < 0 ? -Math.abs(f.factor * own) : f.factor * own;
+    factors.push(factor);
+    const isBlock = BLOCK_TAGS.has(node.name) || f.owner < 0;
+    const owner = isBlock ? idx : f.owner;
+    owners.push(owner);
+    const inPre = f.inPre || node.name === 'pre' || node.name === 'code';
+    pre.push(inPre);
+    acc.push({ len: 0, link: 0, punct: 0 });
+    ownText.push(0);
+    ownLink.push(0);
+    const inLink = f.inLink || node.name === 'a';
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      stack.push({ node: node.children[i] as AnyNode, parent: idx, owner, inLink, factor, inPre });
+    }
+  }
+  const n = elements.length;
+  const tree: ScoredTree = {
+    elements,
+    parent: Int32Array.from(parents),
+    hint: hints,
+    text: Float64Array.from(ownText),
+    linkText: Float64Array.from(ownLink),
+    score: new Float64Array(n),
+    positive: new Float64Array(n),
+    size: new Int32Array(n).fill(1),
+    structured: Int32Array.from(elements, (el) => (STRUCTURED_TAGS.has(el.name) ? 1 : 0)),
+    factor: Float64Array.from(factors),
+  };
+  for (let i = 0; i < n; i++) {
+    if (owners[i] !== i) continue;
+    const s = blockScore(acc[i] as BlockAcc, (elements[i] as Element).name, factors[i] as number, pre[i] as boolean);
+    tree.score[i] = s;
+    if (s > 0) tree.positive[i] = s;
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const p = tree.parent[i] as number;
+    if (p < 0) continue;
+    tree.text[p] = (tree.text[p] as number) + (tree.text[i] as number);
+    tree.linkText[p] = (tree.linkText[p] as number) + (tree.linkText[i] as number);
+    tree.score[p] = (tree.score[p] as number) + (tree.score[i] as number);
+    tree.positive[p] = (tree.positive[p] as number) + (tree.positive[i] as number);
+    tree.size[p] = (tree.size[p] as number) + (tree.size[i] as number);
+    tree.structured[p] = (tree.structured[p] as number) + (tree.structured[i] as number);
+  }
+  return tree;
+}

@@ -1,0 +1,29 @@
+/**
+ * Element classification tables shared by the whitespace collapser and the converter.
+ * Names are lower-case because htmlparser2 lower-cases tag names in HTML mode.
+ */
+
+/** Block-level elements: they break lines and trim surrounding whitespace (turndown's list plus HTML5 additions). */
+export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
+  'address', 'article', 'aside', 'audio', 'blockquote', 'body', 'canvas', 'center', 'dd', 'details', 'dialog',
+  'dir', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'frameset', 'h1', 'h2', 'h3',
+  'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'isindex', 'li', 'main', 'menu', 'nav', 'noframes',
+  'noscript', 'ol', 'output', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead',
+  'tr', 'ul', 'caption', 'video',
+]);
+
+/** Void elements: never have children; they count as content even though they have no text. */
+export const VOID_ELEMENTS: ReadonlySet<string> = new Set([
+  'area', 'base', 'br', 'col', 'command', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param',
+  'source', 'track', 'wbr',
+]);
+
+/**
+ * Elements dropped with their whole subtree: not rendered by a browser, or pure noise in markdown.
+ * A dropped element behaves as if it were absent (it does not even break whitespace runs).
+ */
+export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
+  'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'base', 'svg', 'math', 'iframe',
+  'object', 'embed', 'canvas', 'select', 'datalist', 'frame', 'frameset', 'noframes', 'dialog', 'map', 'area',
+  'audio', 'video', 'source', 'track', 'param', 'wbr', 'col', 'colgroup',
+]);

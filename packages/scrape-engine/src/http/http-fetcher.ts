@@ -1,0 +1,225 @@
+import { performance } from 'node:perf_hooks';
+import { TrawlError } from '@trawl/api-schema';
+import type { Agent, Dispatcher } from 'undici';
+import { decodeText } from '../charset.js';
+import { detectContentKind } from '../content-kind.js';
+import type { DnsResolver } from '../dns-resolver.js';
+import type { ContentKind, FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
+import { TargetGuard } from '../target-guard.js';
+import { abortError, mapFetchError } from './map-fetch-error.js';
+import { parseContentType } from './parse-content-type.js';
+import { readBody } from './read-body.js';
+import { RedirectSession } from './redirect-session.js';
+
+/** A current desktop Chrome on Windows: the User-Agent least likely to be served a degraded page. */
+export const DEFAULT_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
+
+const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+const DEFAULT_ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const TEXTUAL_KINDS = new Set<ContentKind>(['html', 'xhtml', 'text', 'json', 'xml']);
+
+/** Options of {@link HttpFetcher}. */
+export interface HttpFetcherOptions {
+  /** Allow loopback, private, link-local and metadata targets (`TRAWL_ALLOW_PRIVATE_TARGETS`). Default false. */
+  allowPrivateTargets?: boolean;
+  /** Redirects followed before SCRAPE_TOO_MANY_REDIRECTS. Default 10. */
+  maxRedirects?: number;
+  /** User-Agent when neither the request's `userAgent` nor its headers set one. Default {@link DEFAULT_USER_AGENT}. */
+  defaultUserAgent?: string;
+  /** Time allowed to establish TCP and TLS, in milliseconds. Default 10000. */
+  connectTimeoutMs?: number;
+  /** Host name resolver (tests map fake names with it). Default the system resolver. */
+  resolver?: DnsResolver;
+  /** Addresses reachable although in a blocked range (exact match). Default none. */
+  exemptAddresses?: readonly string[];
+}
+
+type UndiciResponse = Dispatcher.ResponseData;
+
+function headerValue(headers: UndiciResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function flattenHeaders(headers: UndiciResponse['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(name === 'set-cookie' ? '\n' : ', ') : value;
+  }
+  return out;
+}
+
+function parseTarget(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch (err) {
+    throw new TrawlError('SCRAPE_INVALID_URL', 'The URL is not valid.', { cause: err });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TrawlError('SCRAPE_INVALID_URL', `The URL scheme "${url.protocol}" cannot be scraped.`, {
+      details: { scheme: url.protocol.replace(/:$/, '') },
+    });
+  }
+  if (url.hostname === '') throw new TrawlError('SCRAPE_INVALID_URL', 'The URL has no host.');
+  return url;
+}
+
+/** Reads and drops a body up to `limit` bytes (then closes the connection); errors are irrelevant. */
+async function discard(body: UndiciResponse['body'], limit = 64 * 1024): Promise<void> {
+  await body.dump({ limit }).catch(() => undefined);
+}
+
+function tooManyRedirects(message: string, details: Record<string, unknown>): TrawlError {
+  return new TrawlError('SCRAPE_TOO_MANY_REDIRECTS', message, { details });
+}
+
+/**
+ * The http engine: one GET through undici, redirects followed by hand so that every hop passes the
+ * {@link TargetGuard}, body decompressed under a size cap and decoded as a browser would. A 4xx or
+ * 5xx answer is a result carrying its `statusCode`. Owns its connection pools: call {@link close}.
+ */
+export class HttpFetcher implements Fetcher {
+  readonly name = 'http';
+  private readonly guard: TargetGuard;
+  private readonly maxRedirects: number;
+  private readonly defaultUserAgent: string;
+  private readonly connectTimeoutMs: number;
+  private readonly verifyingAgent: Agent;
+  private insecureAgent: Agent | undefined;
+
+  constructor(options: HttpFetcherOptions = {}) {
+    this.guard = new TargetGuard({
+      allowPrivateTargets: options.allowPrivateTargets ?? false,
+      ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+      ...(options.exemptAddresses === undefined ? {} : { exemptAddresses: options.exemptAddresses }),
+    });
+    this.maxRedirects = options.maxRedirects ?? 10;
+    this.defaultUserAgent = options.defaultUserAgent ?? DEFAULT_USER_AGENT;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.verifyingAgent = this.guard.createAgent({ connectTimeoutMs: this.connectTimeoutMs });
+  }
+
+  /**
+   * Fetches `req.url`. Throws TrawlError: SCRAPE_INVALID_URL, SCRAPE_BLOCKED_TARGET,
+   * SCRAPE_DNS_RESOLUTION_ERROR, SCRAPE_CONNECTION_REFUSED (retryable), SCRAPE_TLS_ERROR, SCRAPE_TIMEOUT,
+   * SCRAPE_TOO_LARGE, SCRAPE_TOO_MANY_REDIRECTS, SCRAPE_UNSUPPORTED_CONTENT, SCRAPE_FAILED, JOB_CANCELLED
+   * (or the signal's own TrawlError reason).
+   */
+  async fetch(req: FetchRequest): Promise<FetchResult> {
+    const started = performance.now();
+    const requested = parseTarget(req.url);
+    if (req.signal.aborted) throw abortError(req.signal);
+    const session = new RedirectSession(requested, req.headers ?? {});
+    const agent = req.skipTlsVerification === true ? this.getInsecureAgent() : this.verifyingAgent;
+    const redirects: string[] = [];
+    const visited = new Set<string>();
+    let url = requested;
+    try {
+      for (;;) {
+        visited.add(session.loopKey(url));
+        const res = await this.request(agent, url, session, req);
+        session.recordSetCookie(url, res.headers['set-cookie']);
+        const location = REDIRECT_STATUSES.has(res.statusCode) ? headerValue(res.headers, 'location') : undefined;
+        if (location === undefined) {
+          return await this.finish(res, { req, url, redirects, started });
+        }
+        // The body of a redirect is never used; draining a small one keeps the socket for the next hop.
+        await discard(res.body);
+        if (redirects.length >= this.maxRedirects) {
+          throw tooManyRedirects(`The target redirected more than ${this.maxRedirects} times.`, {
+            maxRedirects: this.maxRedirects,
+          });
+        }
+        const next = parseTarget(location, url);
+        redirects.push(next.href);
+        if (visited.has(session.loopKey(next))) {
+          throw tooManyRedirects('The target redirects in a loop.', { loop: true, redirects: redirects.length });
+        }
+        url = next;
+      }
+    } catch (err) {
+      throw mapFetchError(err, req.signal);
+    }
+  }
+
+  /** Closes the connection pools; in-flight fetches fail. */
+  async close(): Promise<void> {
+    await Promise.all([this.verifyingAgent.close(), this.insecureAgent?.close()]);
+  }
+
+  private getInsecureAgent(): Agent {
+    this.insecureAgent ??= this.guard.createAgent({
+      connectTimeoutMs: this.connectTimeoutMs,
+      rejectUnauthorized: false,
+    });
+    return this.insecureAgent;
+  }
+
+  private request(agent: Agent, url: URL, session: RedirectSession, req: FetchRequest): Promise<UndiciResponse> {
+    const headers: Record<string, string> = {
+      accept: ACCEPT,
+      'accept-language': req.acceptLanguage ?? DEFAULT_ACCEPT_LANGUAGE,
+      'user-agent': req.userAgent ?? this.defaultUserAgent,
+      ...session.headersFor(url),
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    return agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers,
+      signal: req.signal,
+    });
+  }
+
+  private async finish(
+    res: UndiciResponse,
+    ctx: { req: FetchRequest; url: URL; redirects: string[]; started: number },
+  ): Promise<FetchResult> {
+    const ttfbMs = performance.now() - ctx.started;
+    const headers = flattenHeaders(res.headers);
+    const declaredLength = Number(headers['content-length']);
+    if (Number.isFinite(declaredLength) && declaredLength > ctx.req.maxBytes) {
+      discard(res.body, 0).catch(() => undefined);
+      throw new TrawlError('SCRAPE_TOO_LARGE', `The response is larger than ${ctx.req.maxBytes} bytes.`, {
+        details: { maxBytes: ctx.req.maxBytes, contentLength: declaredLength },
+      });
+    }
+    const bytes = await readBody(res.body, {
+      maxBytes: ctx.req.maxBytes,
+      ...(headers['content-encoding'] === undefined ? {} : { contentEncoding: headers['content-encoding'] }),
+    });
+    const contentType = parseContentType(headers['content-type']);
+    const { kind, mimeType } = detectContentKind({
+      bytes,
+      ...(contentType.mimeType === undefined ? {} : { mimeType: contentType.mimeType }),
+    });
+    const result: FetchResult = {
+      requestedUrl: ctx.req.url,
+      url: ctx.url.href,
+      statusCode: res.statusCode,
+      headers,
+      contentType: mimeType,
+      kind,
+      redirects: ctx.redirects,
+      timings: { ttfbMs, totalMs: 0 },
+    };
+    if (TEXTUAL_KINDS.has(kind)) {
+      const decoded = decodeText({
+        bytes,
+        kind,
+        ...(contentType.charset === undefined ? {} : { headerCharset: contentType.charset }),
+      });
+      result.text = decoded.text;
+      result.charset = decoded.charset.encoding;
+    } else {
+      result.body = bytes;
+    }
+    result.timings.totalMs = performance.now() - ctx.started;
+    return result;
+  }
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// HTML -> markdown benchmark: ours (@trawl/html, built) vs turndown 7 + turndown-plugin-gfm (domino parser).
+//
+//   pnpm --filter @trawl/html build && node scripts/bench/markdown.bench.mjs [--sample N] [--reps N]
+//
+// (a) correctness on ../shared/corpora/markdown/all_cases.jsonl: each suite encodes its own library's style,
+//     so outputs are compared by structure (sequence of block kinds) and text (bag of words), not bytes.
+// (b) throughput on real pages: readability/test-pages/*/source.html plus a sample of trafilatura-eval.
+//     Both converters get the same HTML strings; ours includes its htmlparser2 parse. Runs interleave page by
+//     page in one process so machine noise hits both alike.
+// Prints a markdown table and writes .bench/markdown.json. Env MD_DIST overrides the converter module path.
+import { createRequire } from 'node:module';
+import { mkdirSync, readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { join, dirname, basename } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const corpora = process.env.CORPORA_DIR ?? join(root, '..', 'shared', 'corpora');
+const args = process.argv.slice(2);
+const argValue = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt;
+};
+const SAMPLE = argValue('--sample', 120);
+const REPS = argValue('--reps', 2);
+
+const distPath = process.env.MD_DIST ?? join(root, 'packages', 'html', 'dist', 'markdown', 'index.js');
+const { htmlToMarkdown } = await import(pathToFileURL(distPath).href);
+const requireHtml = createRequire(join(root, 'packages', 'html', 'package.json'));
+const TurndownService = requireHtml('turndown');
+const { gfm } = requireHtml('turndown-plugin-gfm');
+
+function makeTurndown() {
+  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  td.use(gfm);
+  return td;
+}
+const turndown = makeTurndown();
+
+// ---------- (a) correctness ----------
+function structure(md) {
+  const tags = [];
+  let inCode = false;
+  let prevText = false;
+  for (const raw of md.replace(/\r\n?/g, '\n').split('\n')) {
+    const line = raw.replace(/\s+$/, '');
+    if (/^\s*(```|~~~)/.test(line)) { inCode = !inCode; tags.push(inCode ? 'code' : 'endcode'); prevText = false; continue; }
+    if (inCode) { tags.push('c'); continue; }
+    if (line.trim() === '') { prevText = false; continue; }
+    if (prevText && /^\s*(=+|-+)\s*$/.test(line)) { tags[tags.length - 1] = line.includes('=') ? 'h1' : 'h2'; prevText = false; continue; }
+    let tag;
+    let m;
+    if ((m = /^\s*(#{1,6})\s/.exec(line))) tag = 'h' + m[1].length;
+    else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) tag = 'hr';
+    else if ((m = /^(\s*)([-*+]|\d+[.)])\s/.exec(line))) tag = (/\d/.test(m[2]) ? 'ol' : 'ul') + (m[1].length > 0 ? '2' : '1');
+    else if (/^\s*>/.test(line)) tag = 'bq';
+    else if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line) && line.includes('-')) tag = 'tsep';
+    else if (/^\s*\|.*\|\s*$/.test(line)) tag = 'tr';
+    else tag = 'p';
+    // Soft-wrapped paragraphs (html2text wraps at 78 columns) are one block.
+    if (!(tag === 'p' && tags[tags.length - 1] === 'p' && prevText)) tags.push(tag);
+    prevText = tag === 'p';
+  }
+  return tags;
+}
+function lcs(a, b) {
+  if (a.length === 0 || b.length === 0) return 0;
+  let prev = new Array(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = new Array(b.length + 1).fill(0);
+    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
+    prev = cur;
+  }
+  return prev[b.length];
+}
+const seqSim = (a, b) => (a.length + b.length === 0 ? 1 : (2 * lcs(a, b)) / (a.length + b.length));
+function words(md) {
+  const bag = new Map();
+  for (const w of md.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) bag.set(w, (bag.get(w) ?? 0) + 1);
+  return bag;
+}
+function bagF1(a, b) {
+  let na = 0, nb = 0, common = 0;
+  for (const v of a.values()) na += v;
+  for (const v of b.values()) nb += v;
+  if (na + nb === 0) return 1;
+  for (const [k, v] of a) common += Math.min(v, b.get(k) ?? 0);
+  return (2 * common) / (na + nb);
+}
+const score = (out, expected) => {
+  const s = structure(out), e = structure(expected);
+  // LCS is quadratic: cap very long outputs (a few huge fixtures) to their first 3000 blocks.
+  return 0.5 * seqSim(s.slice(0, 3000), e.slice(0, 3000)) + 0.5 * bagF1(words(out), words(expected));
+};
+
+function correctness() {
+  const lines = readFileSync(join(corpora, 'markdown', 'all_cases.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const bySuite = {};
+  const totals = { ours: 0, turndown: 0, n: 0, oursFail: 0, turndownFail: 0 };
+  const worst = [];
+  for (const line of lines) {
+    const c = JSON.parse(line);
+    let ours = '', td = '';
+    try { ours = htmlToMarkdown(c.input_html, {}); } catch { totals.oursFail++; }
+    try { td = makeTurndown().turndown(c.input_html); } catch { totals.turndownFail++; }
+    const so = score(ours, c.expected_md), st = score(td, c.expected_md);
+    const s = (bySuite[c.suite] ??= { n: 0, ours: 0, turndown: 0 });
+    s.n++; s.ours += so; s.turndown += st;
+    totals.n++; totals.ours += so; totals.turndown += st;
+    worst.push({ suite: c.suite, name: c.name, ours: so, turndown: st });
+  }
+  for (const s of Object.values(bySuite)) { s.ours /= s.n; s.turndown /= s.n; }
+  worst.sort((a, b) => a.ours - a.turndown - (b.ours - b.turndown));
+  return {
+    cases: totals.n,
+    ours: totals.ours / totals.n,
+    turndown: totals.turndown / totals.n,
+    failures: { ours: totals.oursFail, turndown: totals.turndownFail },
+    bySuite,
+    worstVsTurndown: worst.slice(0, 15),
+  };
+}
+
+// ---------- (b) throughput ----------
+function loadPages() {
+  const pages = [];
+  const rdir = join(corpora, 'readability', 'test-pages');
+  for (const name of readdirSync(rdir).sort()) {
+    const f = join(rdir, name, 'source.html');
+    if (existsSync(f)) pages.push({ name: `readability/${name}`, html: readFileSync(f, 'utf8') });
+  }
+  const tdir = join(corpora, 'trafilatura-eval');
+  const evaldata = JSON.parse(readFileSync(join(tdir, 'evaldata.json'), 'utf8'));
+  const files = [...new Set(Object.values(evaldata).map((v) => v.file))].sort();
+  // Deterministic spread over the list rather than the first N (which would be one alphabet letter).
+  const step = Math.max(1, Math.floor(files.length / SAMPLE));
+  for (let i = 0; i < files.length && pages.length < 10000; i += step) {
+    const file = files[i];
+    const p = [join(tdir, 'cache', file), join(tdir, 'eval', file)].find((x) => existsSync(x));
+    if (p) pages.push({ name: `trafilatura/${basename(file)}`, html: readFileSync(p, 'utf8') });
+    if (pages.filter((x) => x.name.startsWith('trafilatura/')).length >= SAMPLE) break;
+  }
+  return pages;
+}
+
+function throughput(pages) {
+  const stats = {
+    ours: { ms: 0, slowest: { name: '', ms: 0, bytes: 0 }, failures: [] },
+    turndown: { ms: 0, slowest: { name: '', ms: 0, bytes: 0 }, failures: [] },
+  };
+  const run = (who, fn, page) => {
+    const t0 = performance.now();
+    try { fn(page.html); } catch (e) { if (!stats[who].failures.some((f) => f.name === page.name)) stats[who].failures.push({ name: page.name, error: String(e?.message ?? e).slice(0, 120) }); }
+    const ms = performance.now() - t0;
+    stats[who].ms += ms;
+    if (ms > stats[who].slowest.ms) stats[who].slowest = { name: page.name, ms, bytes: Buffer.byteLength(page.html) };
+  };
+  const ours = (html) => htmlToMarkdown(html, { baseUrl: 'https://example.com/page' });
+  const td = (html) => turndown.turndown(html);
+  // Warm-up (JIT) on a few pages, not measured.
+  for (const p of pages.slice(0, 10)) { try { ours(p.html); } catch {} try { td(p.html); } catch {} }
+  let bytes = 0;
+  for (let r = 0; r < REPS; r++) {
+    for (const page of pages) {
+      bytes += Buffer.byteLength(page.html);
+      // Alternate order per page so neither converter always runs on a cold cache.
+      const first = (r + pages.indexOf(page)) % 2 === 0;
+      if (first) { run('ours', ours, page); run('turndown', td, page); }
+      else { run('turndown', td, page); run('ours', ours, page); }
+    }
+  }
+  const mb = bytes / 1e6;
+  const summarize = (s) => ({
+    mbPerS: mb / (s.ms / 1000),
+    pagesPerS: (pages.length * REPS) / (s.ms / 1000),
+    totalMs: s.ms,
+    slowest: { name: s.slowest.name, ms: Math.round(s.slowest.ms * 10) / 10, kb: Math.round(s.slowest.bytes / 1024) },
+    failures: s.failures.length,
+    failureSamples: s.failures.slice(0, 5),
+  });
+  const o = summarize(stats.ours), t = summarize(stats.turndown);
+  return { pages: pages.length, reps: REPS, megabytes: mb / REPS, ours: o, turndown: t, ratio: o.mbPerS / t.mbPerS };
+}
+
+const pages = loadPages();
+const corr = correctness();
+const perf = throughput(pages);
+const f2 = (x) => x.toFixed(2), f3 = (x) => x.toFixed(3);
+const table = [
+  '| converter | correctness (0-1) | MB/s | pages/s | slowest page | failures |',
+  '|---|---|---|---|---|---|',
+  `| ours (htmlparser2 + @trawl/html) | ${f3(corr.ours)} | ${f2(perf.ours.mbPerS)} | ${f2(perf.ours.pagesPerS)} | ${perf.ours.slowest.name} (${perf.ours.slowest.kb} KB) ${perf.ours.slowest.ms} ms | ${perf.ours.failures} |`,
+  `| turndown 7.2.5 + gfm 1.0.2 (domino) | ${f3(corr.turndown)} | ${f2(perf.turndown.mbPerS)} | ${f2(perf.turndown.pagesPerS)} | ${perf.turndown.slowest.name} (${perf.turndown.slowest.kb} KB) ${perf.turndown.slowest.ms} ms | ${perf.turndown.failures} |`,
+  '',
+  `Throughput ratio ours / turndown+gfm: **${f2(perf.ratio)}x** on ${perf.pages} pages (${f2(perf.megabytes)} MB, ${perf.reps} reps, interleaved).`,
+  `Correctness on ${corr.cases} cases; per suite: ` +
+    Object.entries(corr.bySuite).map(([k, v]) => `${k} ${f3(v.ours)} vs ${f3(v.turndown)}`).join(', ') + '.',
+];
+console.log(table.join('\n'));
+if (perf.turndown.failureSamples.length) console.log('\nturndown failures:', perf.turndown.failureSamples);
+if (perf.ours.failureSamples.length) console.log('\nour failures:', perf.ours.failureSamples);
+mkdirSync(join(root, '.bench'), { recursive: true });
+writeFileSync(
+  join(root, '.bench', 'markdown.json'),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, correctness: corr, throughput: perf }, null, 2),
+);
+console.log(`\nwrote ${join('.bench', 'markdown.json')}`);
