@@ -69,7 +69,7 @@ export class TestCluster {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.api.url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    let json: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience over arbitrary bodies
+    let json: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience over arbitrary bodies
     try {
       json = JSON.parse(text);
     } catch {

@@ -21,6 +21,7 @@ export const FORMAT_NAMES = [
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Formats whose object form carries nothing but `type`. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- only its element type is used
 const SIMPLE_FORMAT_TYPES = [
   'markdown',
   'html',

@@ -1,4 +1,4 @@
-import { Registry, collectDefaultMetrics, Histogram, Counter, Gauge } from 'prom-client';
+import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 
 export { Registry, Histogram, Counter, Gauge } from 'prom-client';
 

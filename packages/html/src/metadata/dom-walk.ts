@@ -47,7 +47,7 @@ export function findBaseHref(root: AnyNode): string | undefined {
 
 /** `baseHref` resolved against `pageUrl` (either may be missing or invalid); null when nothing is usable. */
 export function resolveBase(baseHref: string | undefined, pageUrl: string): URL | null {
-  let page: URL | null = null;
+  let page: URL | null;
   try {
     page = new URL(pageUrl);
   } catch {

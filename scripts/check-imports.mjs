@@ -1,0 +1,82 @@
+// Dependency rules of STYLE.md, checked on the TypeScript sources (no dependencies needed):
+// - packages never import apps; api-schema and config are leaves (zod only);
+// - scrape-engine and html know nothing of queues (no bullmq/ioredis/@trawl/queue);
+// - production code never imports @trawl/testing; the API never imports browser engines;
+// - no import cycles between files.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const files = [];
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name === '__fixtures__') continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) files.push(p);
+  }
+}
+for (const top of ['apps', 'packages']) for (const d of readdirSync(join(ROOT, top))) walk(join(ROOT, top, d, 'src'));
+
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const isTest = (f) => /\.(int\.)?test\.ts$/.test(f);
+const unitOf = (f) => relative(ROOT, f).split('/').slice(0, 2).join('/');
+
+const RULES = [
+  { from: /^packages\//, forbid: /^@trawl\/(api|worker|cli)(\/|$)/, why: 'packages never import apps' },
+  { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|node:|\.)/, why: 'api-schema and config are leaves (zod only)' },
+  { from: /^packages\/(scrape-engine|html)$/, forbid: /^(bullmq|ioredis|@trawl\/queue)$/, why: 'engines and the HTML pipeline know nothing of queues' },
+  { from: /^apps\/api$/, forbid: /^(playwright|playwright-core|puppeteer|@trawl\/scrape-engine|@trawl\/html)/, why: 'the gateway runs no engine' },
+];
+
+const errors = [];
+const graph = new Map();
+for (const file of files) {
+  const src = readFileSync(file, 'utf8');
+  const unit = unitOf(file);
+  const edges = [];
+  for (const m of src.matchAll(IMPORT_RE)) {
+    const spec = m[1] ?? m[2];
+    if (!isTest(file)) {
+      if (spec === '@trawl/testing') errors.push(`${relative(ROOT, file)}: production code imports @trawl/testing`);
+      for (const r of RULES) if (r.from.test(unit) && r.forbid.test(spec)) errors.push(`${relative(ROOT, file)}: imports ${spec} (${r.why})`);
+    }
+    if (spec.startsWith('.')) edges.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+  }
+  graph.set(file, edges);
+}
+
+// Cycle detection (iterative DFS with colours).
+const colour = new Map();
+for (const start of graph.keys()) {
+  if (colour.get(start)) continue;
+  const stack = [[start, 0]];
+  const path = [];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    const [node, i] = top;
+    if (i === 0) { colour.set(node, 1); path.push(node); }
+    const edges = graph.get(node) ?? [];
+    if (i < edges.length) {
+      top[1] = i + 1;
+      const next = edges[i];
+      if (!graph.has(next)) continue;
+      if (colour.get(next) === 1) {
+        const cycle = path.slice(path.indexOf(next)).concat(next).map((f) => relative(ROOT, f));
+        errors.push(`import cycle: ${cycle.join(' -> ')}`);
+      } else if (!colour.get(next)) stack.push([next, 0]);
+    } else {
+      colour.set(node, 2);
+      path.pop();
+      stack.pop();
+    }
+  }
+}
+
+if (errors.length) {
+  console.error(errors.join('\n'));
+  console.error(`\n${errors.length} import rule violation(s)`);
+  process.exit(1);
+}
+console.log(`imports ok: ${files.length} files, no cycles, no forbidden imports`);
