@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createApiKeyResponseSchema, teamListResponseSchema, teamResponseSchema } from '@trawl/api-schema';
 import { FixtureSite } from '@trawl/testing';
 import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
@@ -42,13 +43,16 @@ describe('admin API', () => {
     const created = await cluster.admin('POST', '/admin/teams', { name: 'acme', concurrency: 3, credits: 10 });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ success: true, name: 'acme', concurrency: 3, credits: 10, ratePerMinute: 100 });
+    expect(teamResponseSchema.safeParse(created.body).success).toBe(true);
     const id = created.body.id as string;
     const list = await cluster.admin('GET', '/admin/teams');
+    expect(teamListResponseSchema.safeParse(list.body).success).toBe(true);
     expect(list.body.teams.map((t: { id: string }) => t.id)).toContain(id);
     const patched = await cluster.admin('PATCH', `/admin/teams/${id}`, { ratePerMinute: 7 });
     expect(patched.body).toMatchObject({ ratePerMinute: 7, concurrency: 3 });
     const key = await cluster.admin('POST', `/admin/teams/${id}/keys`, { name: 'ci' });
     expect(key.body.key).toMatch(/^tr-[0-9a-f]{40}$/);
+    expect(createApiKeyResponseSchema.safeParse(key.body).success).toBe(true);
     const usage = await cluster.call('GET', '/v2/team/credit-usage', { key: key.body.key });
     expect(usage.body).toMatchObject({ success: true, data: { remainingCredits: 10, planCredits: 10 } });
     const keys = await cluster.admin('GET', `/admin/teams/${id}/keys`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
+import { scrapeResponseSchema } from '@trawl/api-schema';
 import { FixtureSite } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 
@@ -64,6 +65,8 @@ describe('formats and metadata', () => {
   it('returns only the requested formats, main content only by default, with full metadata', async () => {
     const r = await scrape({ url: site.url('/article'), formats: ['markdown', 'html', 'rawHtml', 'links', 'images'] });
     expect(r.status).toBe(200);
+    const parsed = scrapeResponseSchema.safeParse(r.body);
+    expect(parsed.error?.issues ?? []).toEqual([]);
     const d = r.body.data;
     expect(Object.keys(d).sort()).toEqual(['html', 'images', 'links', 'markdown', 'metadata', 'rawHtml']);
     expect(d.markdown).toContain('# Fixture heading');

@@ -71,19 +71,19 @@ export const teamIdParamsSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'Invalid team id' }),
 });
 
-/** Path params of `/admin/teams/{id}/keys/{keyId}`. */
-export const apiKeyParamsSchema = teamIdParamsSchema.extend({
-  keyId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'Invalid key id' }),
+/** Path params of `DELETE /admin/keys/{key}`: the plain API key (it is hashed to find the record). */
+export const apiKeyParamsSchema = z.strictObject({
+  key: z.string().min(8).max(256),
 });
 
-/** `GET /admin/teams/{id}`, `POST`, `PATCH` response. */
-export const teamResponseSchema = z
-  .strictObject({ success: z.literal(true), data: teamSchema })
+/** `GET /admin/teams/{id}`, `POST`, `PATCH` response: the team's fields at the top level, with `id`. */
+export const teamResponseSchema = teamSchema
+  .extend({ success: z.literal(true) })
   .meta({ id: 'TeamResponse' });
 
 /** `GET /admin/teams` response. */
 export const teamListResponseSchema = z
-  .strictObject({ success: z.literal(true), data: z.array(teamSchema) })
+  .strictObject({ success: z.literal(true), teams: z.array(teamSchema) })
   .meta({ id: 'TeamListResponse' });
 
 /** `POST /admin/teams/{id}/keys` body: an optional label (1..100 chars). */
@@ -98,7 +98,9 @@ export type CreateApiKeyRequest = z.output<typeof createApiKeyRequestSchema>;
 export const createApiKeyResponseSchema = z
   .strictObject({
     success: z.literal(true),
-    data: z.strictObject({ key: z.string(), keyId: z.string(), teamId: z.string() }),
+    key: z.string(),
+    keyId: z.string(),
+    teamId: z.string(),
   })
   .meta({ id: 'CreateApiKeyResponse' });
 
@@ -111,8 +113,9 @@ export const apiKeyInfoSchema = z
     keyId: z.string(),
     teamId: z.string(),
     name: z.string().nullable(),
+    /** The first characters of the key, to recognise it. */
+    prefix: z.string(),
     createdAt: z.string(),
-    lastUsedAt: z.string().nullable(),
   })
   .meta({ id: 'ApiKeyInfo' });
 
@@ -121,8 +124,8 @@ export type ApiKeyInfo = z.output<typeof apiKeyInfoSchema>;
 
 /** `GET /admin/teams/{id}/keys` response. */
 export const apiKeyListResponseSchema = z
-  .strictObject({ success: z.literal(true), data: z.array(apiKeyInfoSchema) })
+  .strictObject({ success: z.literal(true), keys: z.array(apiKeyInfoSchema) })
   .meta({ id: 'ApiKeyListResponse' });
 
-/** Body of admin deletions (`DELETE /admin/teams/{id}/keys/{keyId}`). */
+/** Body of admin deletions (`DELETE /admin/keys/{key}`). */
 export const successResponseSchema = z.strictObject({ success: z.literal(true) }).meta({ id: 'SuccessResponse' });

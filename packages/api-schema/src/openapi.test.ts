@@ -14,10 +14,10 @@ describe('buildOpenApiDocument', () => {
 
   it('registers the v2 and admin routes', () => {
     expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
+      '/admin/keys/{key}',
       '/admin/teams',
       '/admin/teams/{id}',
       '/admin/teams/{id}/keys',
-      '/admin/teams/{id}/keys/{keyId}',
       '/v2/concurrency-check',
       '/v2/scrape',
       '/v2/scrape/{id}',

@@ -159,7 +159,7 @@ function registerAdminRoutes(registry: OpenAPIRegistry): void {
   });
   route(registry, {
     method: 'delete',
-    path: '/admin/teams/{id}/keys/{keyId}',
+    path: '/admin/keys/{key}',
     summary: 'Revoke an API key',
     request: { params: apiKeyParamsSchema },
     ok: successResponseSchema,

@@ -1,7 +1,7 @@
 import { Router, json } from 'express';
-import { z } from 'zod';
 import {
   TrawlError,
+  apiKeyParamsSchema,
   createApiKeyRequestSchema,
   createTeamRequestSchema,
   teamIdParamsSchema,
@@ -9,7 +9,7 @@ import {
 } from '@trawl/api-schema';
 import type { TeamStore } from '@trawl/queue';
 
-const keyParamsSchema = z.strictObject({ key: z.string().min(8).max(256) });
+
 import { parseOrThrow } from '../middleware/validate.js';
 
 /** The admin API (behind admin-key auth): teams and keys. */
@@ -54,7 +54,7 @@ export function adminRoutes(deps: { teams: TeamStore; maxBodyBytes: number }): R
     res.json({ success: true, keys: await teams.listKeys(id) });
   });
   router.delete('/admin/keys/:key', async (req, res) => {
-    const { key } = parseOrThrow(keyParamsSchema, req.params);
+    const { key } = parseOrThrow(apiKeyParamsSchema, req.params);
     if (!(await teams.deleteKey(key))) throw new TrawlError('NOT_FOUND', 'No such API key');
     res.json({ success: true });
   });

@@ -1,6 +1,6 @@
 import { Document, type ParentNode } from 'domhandler';
 import { filterChildren, findFirstTag, isElement, relinkChildren } from '../dom/dom-helpers.js';
-import { resolveUrls } from './resolve-urls.js';
+import { resolveElementUrls } from './resolve-urls.js';
 
 /**
  * Elements removed from the `html` format. `head` goes with its title, meta, link, base and styles;
@@ -25,13 +25,15 @@ export interface CleanHtmlOptions {
  * else the document.
  */
 export function cleanHtml(doc: Document, opts: CleanHtmlOptions): ParentNode {
-  stripNodeIterative(doc);
-  resolveUrls(doc, opts.baseUrl);
+  stripNodeIterative(doc, opts.baseUrl);
   return findFirstTag(doc, 'body') ?? doc;
 }
 
-/** Deep pages (thousands of nested inline tags) would overflow the call stack with recursion. */
-function stripNodeIterative(root: ParentNode): void {
+/**
+ * One pass: drop removed tags and comments, then per element drop event handlers and resolve URLs.
+ * Iterative: deep pages (thousands of nested inline tags) would overflow the call stack.
+ */
+function stripNodeIterative(root: ParentNode, baseUrl: string): void {
   const stack: ParentNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop() as ParentNode;
@@ -41,7 +43,9 @@ function stripNodeIterative(root: ParentNode): void {
     });
     for (const child of node.children) {
       if (isElement(child)) {
-        for (const name of Object.keys(child.attribs)) if (name.startsWith('on')) delete child.attribs[name];
+        // Inline event handlers are script too; dropping them keeps the cleaned HTML inert.
+        for (const name in child.attribs) if (name.startsWith('on')) delete child.attribs[name];
+        resolveElementUrls(child, baseUrl);
         stack.push(child);
       }
     }

@@ -18,7 +18,10 @@ const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url'
  * URL, else the page URL. Returns `pageUrl` unchanged when it is not a valid absolute URL.
  */
 export function resolveBaseUrl(doc: Document, pageUrl: string): string {
-  const base = findFirstTag(doc, 'base');
+  // <base> belongs in <head>; looking only there spares a walk over the whole page.
+  const html = doc.children.find((c): c is Element => isElement(c) && c.name === 'html');
+  const head = (html ?? doc).children.find((c): c is Element => isElement(c) && c.name === 'head');
+  const base = findFirstTag(head ?? doc, 'base');
   const href = base?.attribs['href']?.trim();
   if (!href) return pageUrl;
   return absolutize(href, pageUrl) ?? pageUrl;
@@ -28,6 +31,8 @@ export function resolveBaseUrl(doc: Document, pageUrl: string): string {
 export function absolutize(value: string, base: string): string | null {
   const v = value.trim();
   if (v === '' || /^(?:data|javascript|mailto|tel|about|blob):/i.test(v)) return null;
+  // Already absolute: keep as written (no need to pay for a URL parse on most links of a page).
+  if (/^https?:\/\/[^\s]+$/i.test(v)) return v;
   try {
     return new URL(v, base).href;
   } catch {
@@ -77,19 +82,22 @@ export function resolveUrls(root: AnyNode, baseUrl: string): void {
   while (stack.length > 0) {
     const node = stack.pop() as AnyNode;
     if (!('children' in node)) continue;
-    if (isElement(node)) {
-      if (node.name === 'img' || node.name === 'source') resolveImage(node, baseUrl);
-      const attrs = URL_ATTRS[node.name];
-      if (attrs) {
-        for (const name of attrs) {
-          const v = node.attribs[name];
-          if (v === undefined) continue;
-          const abs = absolutize(v, baseUrl);
-          if (abs !== null) node.attribs[name] = abs;
-        }
-      }
-      if (node.name === 'iframe') delete node.attribs['srcdoc'];
-    }
+    if (isElement(node)) resolveElementUrls(node, baseUrl);
     for (const child of node.children) stack.push(child);
   }
+}
+
+/** {@link resolveUrls} for one element (not its descendants). */
+export function resolveElementUrls(el: Element, baseUrl: string): void {
+  if (el.name === 'img' || el.name === 'source') resolveImage(el, baseUrl);
+  const attrs = URL_ATTRS[el.name];
+  if (attrs) {
+    for (const name of attrs) {
+      const v = el.attribs[name];
+      if (v === undefined) continue;
+      const abs = absolutize(v, baseUrl);
+      if (abs !== null) el.attribs[name] = abs;
+    }
+  }
+  if (el.name === 'iframe') delete el.attribs['srcdoc'];
 }

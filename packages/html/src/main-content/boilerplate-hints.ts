@@ -22,15 +22,25 @@ export type HintKind = 'comment' | 'negative' | 'positive' | 'none';
 /**
  * Classifies an element by its class and id. `comment` wins over `negative`, which wins over
  * `positive` only when no positive word is present (e.g. "post-footer" is negative, "post-content"
- * is positive).
+ * is positive). `cache` (class+id string -> hint) saves the regexes on repeated class names.
  */
-export function hintOf(el: Element): HintKind {
+export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
   // Classes of body and html describe the page (features, template), not a region of it.
   if (el.name === 'body' || el.name === 'html') return 'none';
   const cls = el.attribs['class'];
   const id = el.attribs['id'];
   if (!cls && !id) return 'none';
-  const words = `${cls ?? ''} ${id ?? ''}`
+  const key = `${cls ?? ''} ${id ?? ''}`;
+  let hint = cache?.get(key);
+  if (hint === undefined) {
+    hint = classifyWords(key);
+    cache?.set(key, hint);
+  }
+  return hint;
+}
+
+function classifyWords(key: string): HintKind {
+  const words = key
     .toLowerCase()
     .split(/\s+/)
     // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,

@@ -1,6 +1,6 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { filterChildren, isElement, relinkChildren, removeNode } from '../dom/dom-helpers.js';
-import { BOILERPLATE_TAGS, NON_CONTENT_TAGS, isHidden, isSemanticContent, type HintKind } from './boilerplate-hints.js';
+import { relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
 
@@ -19,16 +19,6 @@ export interface MainContentResult {
   root: Document;
   /** True when no container was convincing and the pruned body was returned. */
   fallback: boolean;
-}
-
-/** Removes hidden elements and form controls, which never carry readable content. */
-function dropInvisible(root: ParentNode): void {
-  const stack: ParentNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as ParentNode;
-    filterChildren(node, (c) => isElement(c) && (NON_CONTENT_TAGS.has(c.name) || isHidden(c)));
-    for (const c of node.children) if (isElement(c)) stack.push(c);
-  }
 }
 
 /** Index of the element whose subtree has the best content score; ties go to the deeper element. */
@@ -141,8 +131,9 @@ function subtreeEnd(tree: ScoredTree, i: number): number {
  */
 export function extractMainContent(body: ParentNode, opts: MainContentOptions = {}): MainContentResult {
   const minText = opts.minTextLength ?? 150;
-  dropInvisible(body);
   const tree = scoreTree(body);
+  // Hidden elements and form controls never carry readable content.
+  for (const el of tree.invisible) removeNode(el);
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, picked);
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);

@@ -1,11 +1,13 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler';
 import { BLOCK_TAGS, isElement, isText } from '../dom/dom-helpers.js';
-import { BOILERPLATE_TAGS, hintOf, type HintKind } from './boilerplate-hints.js';
+import { BOILERPLATE_TAGS, NON_CONTENT_TAGS, hintOf, isHidden, type HintKind } from './boilerplate-hints.js';
 
 /** Per-element statistics of a scored tree; arrays are indexed like `elements` (document order). */
 export interface ScoredTree {
   /** Elements in document (pre-)order; index 0 is the root when the root is an element. */
   elements: Element[];
+  /** Hidden elements and form controls met during the walk; not scored, for the caller to remove. */
+  invisible: Element[];
   /** Class/id hint of each element. */
   hint: HintKind[];
   /** Parent index, -1 for top-level elements. */
@@ -120,6 +122,8 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const factors: number[] = [];
   const owners: number[] = [];
   const hints: HintKind[] = [];
+  const invisible: Element[] = [];
+  const hintCache = new Map<string, HintKind>();
   const pre: boolean[] = [];
   const acc: BlockAcc[] = [];
   const ownText: number[] = [];
@@ -149,10 +153,14 @@ export function scoreTree(root: ParentNode): ScoredTree {
       continue;
     }
     if (!isElement(node)) continue;
+    if (NON_CONTENT_TAGS.has(node.name) || isHidden(node)) {
+      invisible.push(node);
+      continue;
+    }
     const idx = elements.length;
     elements.push(node);
     parents.push(f.parent);
-    const hint = hintOf(node);
+    const hint = hintOf(node, hintCache);
     hints.push(hint);
     const own = ownFactor(node, hint);
     // Negative (comment) factors stay negative however deep they nest.
@@ -176,6 +184,7 @@ export function scoreTree(root: ParentNode): ScoredTree {
     elements,
     parent: Int32Array.from(parents),
     hint: hints,
+    invisible,
     text: Float64Array.from(ownText),
     linkText: Float64Array.from(ownLink),
     score: new Float64Array(n),
