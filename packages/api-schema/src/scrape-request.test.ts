@@ -96,7 +96,7 @@ describe('scrapeRequestSchema limits', () => {
   it('requires an http(s) url', () => {
     expect(scrapeRequestSchema.safeParse({}).success).toBe(false);
     expect(paths({ url: 'ftp://example.com' })).toEqual(['url']);
-    expect(paths({ url: 'example.com' })).toEqual(['url']);
+    expect(paths({ url: 'http://' })).toEqual(['url']);
     expect(parse({ url: 'http://example.com' }).url).toBe('http://example.com');
   });
 
@@ -218,5 +218,13 @@ describe('scrape options without url', () => {
   it('can be extended for batch bodies', () => {
     const batch = scrapeOptionsObjectSchema.extend({ urls: scrapeOptionsObjectSchema.shape.includeTags.unwrap().min(1) });
     expect(batch.parse({ urls: ['https://a.example'] }).timeout).toBe(60000);
+  });
+});
+
+describe('url without a scheme', () => {
+  it('gets http:// like clients of this API expect; other schemes stay rejected', () => {
+    expect(scrapeRequestSchema.parse({ url: 'example.com/page' }).url).toBe('http://example.com/page');
+    expect(scrapeRequestSchema.safeParse({ url: 'ftp://example.com' }).success).toBe(false);
+    expect(scrapeRequestSchema.safeParse({ url: 'javascript:alert(1)' }).success).toBe(false);
   });
 });

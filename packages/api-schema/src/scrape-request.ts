@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema } from './scrape-options.js';
 
-/** An absolute http(s) URL. */
-export const httpUrlSchema = z
-  .url({ protocol: /^https?$/, error: 'Must be an absolute http or https URL' })
-  .max(8192)
-  .meta({ format: 'uri' });
+/**
+ * An absolute http(s) URL. A URL given without a scheme (`example.com/page`) gets `http://`, as
+ * clients of this API expect; other schemes are rejected.
+ */
+export const httpUrlSchema = z.preprocess(
+  (v) => (typeof v === 'string' && v.length > 0 && !/^[a-z][a-z0-9+.-]*:/i.test(v.trim()) ? `http://${v.trim()}` : v),
+  z
+    .url({ protocol: /^https?$/, error: 'Must be an absolute http or https URL' })
+    .max(8192)
+    .meta({ format: 'uri' }),
+);
 
 /** `origin` and `integration`: accepted on every POST body and recorded (the JS SDK sends `js-sdk@<version>`). */
 export const clientTagFields = {

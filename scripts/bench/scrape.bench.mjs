@@ -1,0 +1,112 @@
+// Scrape latency through the whole cluster (gateway -> admission -> BullMQ -> worker -> HTML pipeline
+// -> result store -> gateway) against a bare in-process fetch plus conversion of the same pages, in one
+// run. The ratio is the cost of the cluster. Pages: real articles from ../shared/corpora/readability,
+// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20]
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const REQUESTS = arg('requests', 200);
+const PAGES = arg('pages', 20);
+const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
+if (!existsSync(CORPUS)) {
+  console.error(`corpus not found: ${CORPUS}`);
+  process.exit(1);
+}
+
+const { RedisProcess } = await import(join(ROOT, 'packages/queue/dist/index.js'));
+const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/index.js'));
+const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
+const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
+const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
+const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
+const { request } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
+
+const pages = readdirSync(CORPUS).sort().slice(0, PAGES).map((d) => readFileSync(join(CORPUS, d, 'source.html')));
+const site = createServer((req, res) => {
+  const i = Number((req.url ?? '/0').slice(1)) % pages.length;
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(pages[i]);
+});
+await new Promise((r) => site.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${site.address().port}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+const redis = await new RedisProcess({ dir, appendonly: false }).start();
+const env = {
+  REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+  TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0',
+};
+const logger = createLogger({ role: 'bench', level: 'silent' });
+const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
+const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
+await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
+
+const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'] });
+async function viaCluster(i) {
+  const res = await fetch(`${api.url}/v2/scrape`, {
+    method: 'POST', body: body(i),
+    headers: { authorization: `Bearer ${env.TRAWL_BOOTSTRAP_API_KEY}`, 'content-type': 'application/json' },
+  });
+  const json = await res.json();
+  if (!json.success) throw new Error(JSON.stringify(json));
+  return json.data.markdown.length;
+}
+async function bare(i) {
+  const r = await request(`${origin}/${i}`);
+  const html = await r.body.text();
+  return runHtmlPipeline(html, { url: `${origin}/${i}`, formats: { markdown: true } }).markdown.length;
+}
+
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+async function measure(fn, n, parallel) {
+  const times = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < n) {
+      const i = next++;
+      const s = performance.now();
+      await fn(i);
+      times.push(performance.now() - s);
+    }
+  }));
+  return { ...stats(times), throughput: n / ((performance.now() - t0) / 1000) };
+}
+
+// Warm-up both paths (JIT, connection pools, worker threads).
+for (let i = 0; i < 20; i++) { await viaCluster(i); await bare(i); }
+const rows = [];
+for (const parallel of [1, 8]) {
+  // Interleave the two so machine noise hits both alike.
+  const b = await measure(bare, REQUESTS, parallel);
+  const c = await measure(viaCluster, REQUESTS, parallel);
+  rows.push({ parallel, bare: b, cluster: c });
+}
+
+const f = (x) => x.toFixed(1);
+console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS} requests, ${pages.length} corpus pages)\n`);
+console.log('| parallel | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.parallel} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(r.cluster.p50)} | ${f(r.cluster.p95)} | ${(r.cluster.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(r.cluster.throughput)} | ${(r.cluster.throughput / r.bare.throughput).toFixed(2)} |`);
+}
+mkdirSync(join(ROOT, '.bench'), { recursive: true });
+writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: pages.length, rows }, null, 2));
+
+await api.close({ graceMs: 1000 });
+await worker.close({ graceMs: 1000 });
+await redis.stop();
+rmSync(dir, { recursive: true, force: true });
+site.close();
