@@ -1,5 +1,5 @@
 import { loadConfig } from '@trawl/config';
-import { createLogger } from '@trawl/observability';
+import { createLogger, stopOnSignals } from '@trawl/observability';
 import { apiConfigSchema } from './config.js';
 import { startApi } from './start-api.js';
 
@@ -7,15 +7,4 @@ import { startApi } from './start-api.js';
 const config = loadConfig(apiConfigSchema, process.env);
 const logger = createLogger({ role: 'api', level: config.LOG_LEVEL });
 const api = await startApi(config, { logger });
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    void api.close().then(() => process.exit(0), (err: unknown) => {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+stopOnSignals(() => api.close(), logger);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
-import { createLogger, createMetricsRegistry } from '@trawl/observability';
+import { createLogger, createMetricsRegistry, type Logger } from '@trawl/observability';
 import { RedisProcess } from '@trawl/queue';
 import { startWorker, workerConfigSchema, type WorkerHandle } from '@trawl/worker';
 
@@ -22,6 +22,7 @@ export interface EmbeddedHandle {
   redis: RedisProcess | undefined;
   apiKey: string;
   adminKey: string;
+  logger: Logger;
   stop(): Promise<void>;
 }
 
@@ -50,7 +51,7 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
   const worker = await startWorker(workerConfig, { logger, registry });
   const api = await startApi(apiConfig, { logger, registry });
   return {
-    api, worker, redis, apiKey, adminKey,
+    api, worker, redis, apiKey, adminKey, logger,
     async stop() {
       await api.close({ graceMs: 5_000 });
       await worker.close({ graceMs: 5_000 });

@@ -3,6 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adminRequest } from './admin-client.js';
 import { numberOption, parseArgs } from './args.js';
+import { stopOnSignals } from '@trawl/observability';
 import { startEmbedded } from './embedded.js';
 
 const USAGE = `trawl <command>
@@ -55,17 +56,7 @@ Trawl is running (API + workers${handle.redis ? ` + embedded Redis on port ${han
 
 Press Ctrl-C to stop.
 `);
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      void handle.stop().then(() => process.exit(0), (err: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(err)}\n`);
-        process.exit(1);
-      });
-    });
-  }
+  stopOnSignals(() => handle.stop(), handle.logger);
 }
 
 async function main(argv: string[]): Promise<void> {

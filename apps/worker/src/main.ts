@@ -1,5 +1,5 @@
 import { loadConfig } from '@trawl/config';
-import { createLogger } from '@trawl/observability';
+import { createLogger, stopOnSignals } from '@trawl/observability';
 import { workerConfigSchema } from './config.js';
 import { startWorker } from './start-worker.js';
 
@@ -7,15 +7,4 @@ import { startWorker } from './start-worker.js';
 const config = loadConfig(workerConfigSchema, process.env);
 const logger = createLogger({ role: 'worker', level: config.LOG_LEVEL });
 const worker = await startWorker(config, { logger });
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    void worker.close().then(() => process.exit(0), (err: unknown) => {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    });
-  });
-}
+stopOnSignals(() => worker.close(), logger);
