@@ -45,17 +45,19 @@ const DENYLIST = [
 ].join(',');
 
 // ------------------------------------------------------------------ corpus loading
+// Pages are decoded as UTF-8 when they are valid UTF-8 (many saved pages keep a stale charset
+// declaration), else with their declared charset, else windows-1252.
 function decode(buf) {
-  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return new TextDecoder('utf-8').decode(buf);
-  const head = buf.subarray(0, 4096).toString('latin1');
-  const m = /<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)/i.exec(head);
-  let label = m ? m[1].toLowerCase() : 'utf-8';
   try {
-    const text = new TextDecoder(label).decode(buf);
-    if (!m && (text.match(/\uFFFD/g) ?? []).length > 10) return new TextDecoder('windows-1252').decode(buf);
-    return text;
+    return new TextDecoder('utf-8', { fatal: true }).decode(buf);
   } catch {
-    return new TextDecoder('utf-8').decode(buf);
+    const head = buf.subarray(0, 4096).toString('latin1');
+    const m = /<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)/i.exec(head);
+    try {
+      return new TextDecoder(m ? m[1].toLowerCase() : 'windows-1252').decode(buf);
+    } catch {
+      return new TextDecoder('windows-1252').decode(buf);
+    }
   }
 }
 

@@ -55,7 +55,6 @@ export interface HtmlPipelineResult {
 }
 
 interface PipelineState {
-  raw: string;
   opts: HtmlPipelineOptions;
   doc: Document;
   baseUrl: string;
@@ -134,12 +133,13 @@ export function runHtmlPipeline(rawHtml: string, opts: HtmlPipelineOptions): Htm
   const baseUrl = resolveBaseUrl(doc, opts.url);
   timings['parse'] = performance.now() - t0;
   const state: PipelineState = {
-    raw: rawHtml,
+
     opts,
     doc,
     baseUrl,
     content: doc,
-    result: { metadata: undefined as unknown as HtmlPipelineResult['metadata'], timings },
+    // `metadata` is filled by the first step, which always runs.
+    result: { timings } as HtmlPipelineResult,
   };
   if (opts.formats.rawHtml === true) state.result.rawHtml = rawHtml;
   for (const step of STEPS) {

@@ -29,7 +29,7 @@ function pickBest(tree: ScoredTree): number {
     const el = tree.elements[i] as Element;
     const s = tree.score[i] as number;
     if (s <= 0) continue;
-    const value = isSemanticContent(el) ? s * 1.05 : s;
+    const value = isSemanticContent(el) ? s * 1.2 : s;
     if (value >= bestValue) {
       best = i;
       bestValue = value;

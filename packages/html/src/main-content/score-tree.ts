@@ -128,28 +128,32 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const acc: BlockAcc[] = [];
   const ownText: number[] = [];
   const ownLink: number[] = [];
-  interface Frame { node: AnyNode; parent: number; owner: number; inLink: boolean; factor: number; inPre: boolean }
-  const stack: Frame[] = [];
+  const inLinks: boolean[] = [];
+  // Explicit stack of (node, parent index); everything inherited is read from the parent's arrays.
+  const stackNodes: AnyNode[] = [];
+  const stackParents: number[] = [];
   // The root itself is scored too (index 0 when it is an element): the whole body may be the content.
   const starts: AnyNode[] = isElement(root as AnyNode) ? [root as AnyNode] : [...root.children].reverse();
-  for (const node of starts) stack.push({ node, parent: -1, owner: -1, inLink: false, factor: 1, inPre: false });
-  while (stack.length > 0) {
-    const f = stack.pop() as Frame;
-    const node = f.node;
+  for (const node of starts) {
+    stackNodes.push(node);
+    stackParents.push(-1);
+  }
+  while (stackNodes.length > 0) {
+    const node = stackNodes.pop() as AnyNode;
+    const parent = stackParents.pop() as number;
     if (isText(node)) {
       const data = node.data;
-      if (f.parent < 0 || data.length === 0) continue;
+      if (parent < 0 || data.length === 0) continue;
       const m = measureText(data);
       if (m.len === 0) continue;
       const len = m.len;
-      ownText[f.parent] = (ownText[f.parent] ?? 0) + len;
-      if (f.inLink) ownLink[f.parent] = (ownLink[f.parent] ?? 0) + len;
-      if (f.owner >= 0) {
-        const a = acc[f.owner] as BlockAcc;
-        a.len += len;
-        if (f.inLink) a.link += len;
-        a.punct += m.punct;
-      }
+      const inLink = inLinks[parent] as boolean;
+      ownText[parent] = (ownText[parent] ?? 0) + len;
+      if (inLink) ownLink[parent] = (ownLink[parent] ?? 0) + len;
+      const a = acc[owners[parent] as number] as BlockAcc;
+      a.len += len;
+      if (inLink) a.link += len;
+      a.punct += m.punct;
       continue;
     }
     if (!isElement(node)) continue;
@@ -159,24 +163,23 @@ export function scoreTree(root: ParentNode): ScoredTree {
     }
     const idx = elements.length;
     elements.push(node);
-    parents.push(f.parent);
+    parents.push(parent);
     const hint = hintOf(node, hintCache);
     hints.push(hint);
     const own = ownFactor(node, hint);
+    const parentFactor = parent >= 0 ? (factors[parent] as number) : 1;
     // Negative (comment) factors stay negative however deep they nest.
-    const factor = f.factor < 0 || own < 0 ? -Math.abs(f.factor * own) : f.factor * own;
-    factors.push(factor);
-    const isBlock = BLOCK_TAGS.has(node.name) || f.owner < 0;
-    const owner = isBlock ? idx : f.owner;
-    owners.push(owner);
-    const inPre = f.inPre || node.name === 'pre' || node.name === 'code';
-    pre.push(inPre);
+    factors.push(parentFactor < 0 || own < 0 ? -Math.abs(parentFactor * own) : parentFactor * own);
+    const isBlock = parent < 0 || BLOCK_TAGS.has(node.name);
+    owners.push(isBlock ? idx : (owners[parent] as number));
+    pre.push((parent >= 0 && (pre[parent] as boolean)) || node.name === 'pre' || node.name === 'code');
+    inLinks.push((parent >= 0 && (inLinks[parent] as boolean)) || node.name === 'a');
     acc.push({ len: 0, link: 0, punct: 0 });
     ownText.push(0);
     ownLink.push(0);
-    const inLink = f.inLink || node.name === 'a';
     for (let i = node.children.length - 1; i >= 0; i--) {
-      stack.push({ node: node.children[i] as AnyNode, parent: idx, owner, inLink, factor, inPre });
+      stackNodes.push(node.children[i] as AnyNode);
+      stackParents.push(idx);
     }
   }
   const n = elements.length;
