@@ -13,6 +13,7 @@ import {
   ResultWaiter,
   TeamStore,
   createRedisClient,
+  redisConnectionFromEnv,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import type { ApiConfig } from './config.js';
@@ -37,7 +38,7 @@ export async function startApi(
 ): Promise<ApiHandle> {
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'api' });
-  const redisOpts = { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME };
+  const redisOpts = redisConnectionFromEnv(config);
   const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api' });
   const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub' });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);

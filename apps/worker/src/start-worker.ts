@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
-import { Admission, CreditLedger, JobDispatcher, QueueSet, RedisKeys, ResultStore, createRedisClient } from '@trawl/queue';
+import { Admission, CreditLedger, JobDispatcher, QueueSet, RedisKeys, ResultStore, createRedisClient, redisConnectionFromEnv } from '@trawl/queue';
 import { HttpFetcher, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
@@ -32,7 +32,7 @@ export interface StartWorkerOptions {
 export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions): Promise<WorkerHandle> {
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'worker' });
-  const redisOpts = { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME };
+  const redisOpts = redisConnectionFromEnv(config);
   const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker' });
   const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull' });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);

@@ -21,19 +21,7 @@ export const FORMAT_NAMES = [
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Formats whose object form carries nothing but `type`. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- only its element type is used
-const SIMPLE_FORMAT_TYPES = [
-  'markdown',
-  'html',
-  'rawHtml',
-  'links',
-  'summary',
-  'images',
-  'audio',
-  'branding',
-  'menu',
-  'product',
-] as const;
+type SimpleFormatType = 'markdown' | 'html' | 'rawHtml' | 'links' | 'summary' | 'images' | 'audio' | 'branding' | 'menu' | 'product';
 
 /** Formats that only exist in object form because they need parameters. */
 const OBJECT_ONLY_TYPES = ['json', 'question', 'highlights'] as const;
@@ -44,7 +32,7 @@ export const FORMAT_TYPES = [...FORMAT_NAMES, ...OBJECT_ONLY_TYPES] as const;
 /** The `type` of a normalized format object. */
 export type FormatType = (typeof FORMAT_TYPES)[number];
 
-function simpleFormat<T extends (typeof SIMPLE_FORMAT_TYPES)[number]>(type: T) {
+function simpleFormat<T extends SimpleFormatType>(type: T) {
   return z.strictObject({ type: z.literal(type) });
 }
 

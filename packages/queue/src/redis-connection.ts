@@ -10,6 +10,11 @@ export interface RedisConnectionOptions {
   connectionName?: string;
 }
 
+/** The shared Redis environment fields (`commonEnv` of @trawl/config) as connection options. */
+export function redisConnectionFromEnv(env: { REDIS_URL?: string | undefined; REDIS_SENTINELS: string[]; REDIS_SENTINEL_NAME: string }): RedisConnectionOptions {
+  return { url: env.REDIS_URL, sentinels: env.REDIS_SENTINELS, sentinelName: env.REDIS_SENTINEL_NAME };
+}
+
 /**
  * Creates an ioredis client. `maxRetriesPerRequest: null` because BullMQ's blocking connections
  * require it, and a command waiting through a Redis restart is what we want everywhere: callers

@@ -81,6 +81,17 @@ export class ResultWaiter {
     }
   }
 
+  /** Stops waiting for one job: its waiters resolve with null now (the caller gave up on it). */
+  cancel(jobId: string): void {
+    const set = this.waiters.get(jobId);
+    if (!set) return;
+    this.waiters.delete(jobId);
+    for (const w of set) {
+      clearTimeout(w.timer);
+      w.resolve(null);
+    }
+  }
+
   /** Resolves every waiter with null (shutdown). */
   close(): void {
     for (const [jobId, set] of this.waiters) {

@@ -82,6 +82,8 @@ export class ScrapeService {
       result = await Promise.race([outcome, stopWaiting.withdrawn]);
     } finally {
       stopWaiting.cancel();
+      // A withdrawn job never reports: free its waiter now rather than at timeout + grace.
+      this.deps.waiter.cancel(jobId);
     }
     if (!result) {
       throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
