@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
@@ -8,7 +11,11 @@ import { startWorker, workerConfigSchema, type WorkerHandle } from '@trawl/worke
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 export const BOOT_KEY = 'tr-test-bootstrap-key-0123456789';
 
-/** API + worker in this process against a real redis-server; private targets allowed (fixtures are on loopback). */
+/**
+ * API + worker in this process against a real redis-server; private targets allowed (fixtures are on
+ * loopback). The worker takes the http role unless `TRAWL_WORKER_ROLES` says otherwise; without the
+ * browser role, browser options are refused (400) and nothing falls back to the browser.
+ */
 export class TestCluster {
   redisServer!: RedisServerFixture;
   api!: ApiHandle;
@@ -32,8 +39,13 @@ export class TestCluster {
       TRAWL_WORKER_HOST: '127.0.0.1',
       TRAWL_REAPER_INTERVAL_MS: '500',
       TRAWL_SYNC_GRACE_MS: '1000',
+      TRAWL_BLOB_DIR: mkdtempSync(join(tmpdir(), 'trawl-blobs-')),
+      TRAWL_BLOB_SIGNING_SECRET: 'test-blob-signing-secret-0123456789abcdef',
       ...env,
     };
+    const browser = (c.env.TRAWL_WORKER_ROLES ?? 'http').includes('browser');
+    c.env.TRAWL_BROWSER_ENABLED ??= String(browser);
+    c.env.TRAWL_BROWSER_FALLBACK ??= String(browser);
     await c.startApi();
     if (opts.worker !== false) await c.startWorker();
     return c;
@@ -50,6 +62,7 @@ export class TestCluster {
       logger: createLogger({ role: 'worker', level: config.LOG_LEVEL }),
       registry: createMetricsRegistry({ role: 'worker', collectDefaults: false }),
       htmlMode: 'inline',
+      blobPublicBaseUrl: this.api.url,
     });
   }
 

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
+import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
 import type { CreditLedger, JobDispatcher, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
@@ -9,6 +10,7 @@ import { errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { blobRoutes } from './routes/blob.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
@@ -27,6 +29,8 @@ export interface AppDeps {
   results: ResultStore;
   waiter: ResultWaiter;
   capabilities: ReadonlySet<Capability>;
+  /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
+  blobs: LocalBlobStore | null;
   isShuttingDown: () => boolean;
 }
 
@@ -57,6 +61,8 @@ export function createApp(deps: AppDeps): Express {
     capabilities: deps.capabilities,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
+  // Blob URLs carry their own signature instead of an API key.
+  app.use(blobRoutes({ store: deps.blobs }));
   app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
   app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { blobStoreEnv } from '@trawl/blob-store';
 import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString } from '@trawl/config';
 
 /**
@@ -7,6 +8,7 @@ import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString } from '@t
  */
 export const apiConfigSchema = z.object({
   ...commonEnv,
+  ...blobStoreEnv,
   /** Listening port. Default 3002. */
   PORT: envInt(3002, { min: 0, max: 65535 }),
   /** Listening address. Default `0.0.0.0`. */
@@ -27,5 +29,10 @@ export const apiConfigSchema = z.object({
   TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
   /** Grace a sync request waits past its timeout for the worker's own timeout answer, ms. Default 2000. */
   TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
+  /**
+   * Browser workers are deployed: actions, screenshots, waitFor, mobile, location, profiles and the
+   * enhanced proxy are accepted. When false those options get 400 UNSUPPORTED_OPTION. Default true.
+   */
+  TRAWL_BROWSER_ENABLED: envBoolean(true),
 });
 export type ApiConfig = z.output<typeof apiConfigSchema>;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Capability } from '@trawl/api-schema';
+import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
+import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
 import {
   Admission,
@@ -52,13 +53,25 @@ export async function startApi(
     const team = await teams.ensureKey(config.TRAWL_BOOTSTRAP_API_KEY, 'default');
     logger.info({ teamId: team.id }, 'bootstrap API key ready');
   }
+  // The gateway serves local-store blobs (screenshots, PDFs) at their signed URLs and sweeps expired ones.
+  const blobStore = createBlobStore(config, { publicBaseUrl: config.TRAWL_PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}` });
+  const localBlobs = blobStore instanceof LocalBlobStore ? blobStore : null;
+  if (localBlobs?.ephemeralSecret) logger.warn('TRAWL_BLOB_SIGNING_SECRET is unset: blob URLs signed by other processes will not verify');
+  const sweeper = localBlobs
+    ? setInterval(() => {
+      void localBlobs.sweep({ olderThanSec: config.TRAWL_BLOB_RETENTION_SEC }).catch((err: unknown) => logger.warn({ err }, 'blob sweep failed'));
+    }, 10 * 60_000)
+    : undefined;
+  sweeper?.unref();
+  const capabilities = opts.capabilities ?? new Set<Capability>(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []);
   let shuttingDown = false;
   const app = createApp({
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits: new CreditLedger(redis, keys),
     dispatcher, results, waiter,
-    capabilities: opts.capabilities ?? new Set(),
+    capabilities,
+    blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });
   const server = createServer(app);
@@ -87,6 +100,8 @@ export async function startApi(
       await closed;
       clearTimeout(timer);
       waiter.close();
+      if (sweeper) clearInterval(sweeper);
+      await blobStore.close();
       await queues.close();
       subscriber.disconnect();
       await redis.quit().catch(() => redis.disconnect());

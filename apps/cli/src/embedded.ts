@@ -42,14 +42,30 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
   }
   const apiKey = env.TRAWL_BOOTSTRAP_API_KEY ?? persistentSecret(dataDir, 'api-key', 'tr-');
   const adminKey = env.TRAWL_ADMIN_KEY ?? persistentSecret(dataDir, 'admin-key', 'tra-');
-  const merged = { ...env, REDIS_URL: redisUrl, TRAWL_BOOTSTRAP_API_KEY: apiKey, TRAWL_ADMIN_KEY: adminKey, TRAWL_WORKER_PORT: env.TRAWL_WORKER_PORT ?? '0' };
+  // Both roles when Chromium is installed; without it, browser options are refused instead of queued.
+  const chromium = existsSync(env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium');
+  const roles = env.TRAWL_WORKER_ROLES ?? (chromium ? 'http,browser' : 'http');
+  const browser = roles.includes('browser');
+  const merged = {
+    ...env,
+    REDIS_URL: redisUrl,
+    TRAWL_BOOTSTRAP_API_KEY: apiKey,
+    TRAWL_ADMIN_KEY: adminKey,
+    TRAWL_WORKER_PORT: env.TRAWL_WORKER_PORT ?? '0',
+    TRAWL_WORKER_ROLES: roles,
+    TRAWL_BROWSER_ENABLED: env.TRAWL_BROWSER_ENABLED ?? String(browser),
+    TRAWL_BROWSER_FALLBACK: env.TRAWL_BROWSER_FALLBACK ?? String(browser),
+    TRAWL_BLOB_DIR: env.TRAWL_BLOB_DIR ?? join(dataDir, 'blobs'),
+    TRAWL_BLOB_SIGNING_SECRET: env.TRAWL_BLOB_SIGNING_SECRET ?? persistentSecret(dataDir, 'blob-secret', ''),
+  };
   const apiConfig = loadConfig(apiConfigSchema, merged);
   const workerConfig = loadConfig(workerConfigSchema, merged);
   const logger = createLogger({ role: 'embedded', level: apiConfig.LOG_LEVEL });
   // One process, one registry: the API's /metrics shows the worker's series too.
   const registry = createMetricsRegistry({ role: 'embedded' });
-  const worker = await startWorker(workerConfig, { logger, registry });
+  // The API first: its URL is the base of the blob URLs the worker signs.
   const api = await startApi(apiConfig, { logger, registry });
+  const worker = await startWorker(workerConfig, { logger, registry, blobPublicBaseUrl: apiConfig.TRAWL_PUBLIC_URL ?? api.url });
   return {
     api, worker, redis, apiKey, adminKey, logger,
     async stop() {

@@ -1,14 +1,33 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { commonEnv, envInt, envList, envOptionalString } from '@trawl/config';
+import { blobStoreEnv } from '@trawl/blob-store';
+import { commonEnv, envBoolean, envInt, envList, envOptionalString } from '@trawl/config';
+import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
-export const WORKER_ROLES = ['http'] as const;
+export const WORKER_ROLES = ['http', 'browser'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 /** Configuration of a worker process (`trawl worker --role <role>`), from the environment. */
+/** A proxy list variable: comma or space separated URLs, each optionally `CC=` prefixed. */
+function envProxyList() {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx): ProxyEndpoint[] => {
+      if (!value?.trim()) return [];
+      try {
+        return parseProxyList(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
 export const workerConfigSchema = z.object({
   ...commonEnv,
+  ...blobStoreEnv,
   /** Roles this process takes jobs for, comma-separated. Default `http`. */
   TRAWL_WORKER_ROLES: envList().pipe(z.array(z.enum(WORKER_ROLES))).transform((r) => (r.length ? r : (['http'] as WorkerRole[]))),
   /** Port of the worker's /metrics and /health endpoints; 0 picks a free one. Default 3003. */
@@ -29,5 +48,28 @@ export const workerConfigSchema = z.object({
   TRAWL_REAPER_INTERVAL_MS: envInt(5_000, { min: 100 }),
   /** How long finished scrape results can be fetched again, seconds. Default 86400. */
   TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
+  /** Browser pages one `browser` worker renders at once (each a context). Default 4. */
+  TRAWL_BROWSER_CONCURRENCY: envInt(4, { min: 1, max: 64 }),
+  /** Chromium binary of the browser role. Default `/usr/bin/chromium` (Debian's package). */
+  TRAWL_CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  /** A browser is replaced after this many pages. Default 200. */
+  TRAWL_BROWSER_RECYCLE_PAGES: envInt(200, { min: 1 }),
+  /** A browser is replaced when its processes use more memory than this, MiB. Default 1536. */
+  TRAWL_BROWSER_MAX_RSS_MB: envInt(1536, { min: 128 }),
+  /** Longest smart wait (network quiet, DOM stable) before capture, ms. Default 8000. */
+  TRAWL_BROWSER_SMART_WAIT_MS: envInt(8000, { min: 0, max: 60_000 }),
+  /** Extra Chromium flags, comma-separated (e.g. `--host-resolver-rules=...`). Default none. */
+  TRAWL_BROWSER_EXTRA_ARGS: envList(),
+  /**
+   * Plain-HTTP scrapes that find a JavaScript shell (or, with `proxy: auto`, a bot wall) move to the
+   * browser queue, keeping their deadline. Needs browser workers somewhere. Default true.
+   */
+  TRAWL_BROWSER_FALLBACK: envBoolean(true),
+  /** Optional ABP-syntax filter list (e.g. EasyList) used by `blockAds` instead of the bundled one. */
+  TRAWL_BLOCKLIST_PATH: envOptionalString(),
+  /** `basic` proxy pool: URLs (`http://user:pass@host:port`), optionally `US=`-prefixed. Default none: direct. */
+  TRAWL_PROXY_BASIC: envProxyList(),
+  /** `enhanced` proxy pool, same syntax. Default none: direct, with the stealth browser. */
+  TRAWL_PROXY_ENHANCED: envProxyList(),
 });
 export type WorkerConfig = z.output<typeof workerConfigSchema>;

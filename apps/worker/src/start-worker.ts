@@ -1,12 +1,19 @@
 import { Worker } from 'bullmq';
 import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
-import { Admission, CreditLedger, JobDispatcher, QueueSet, RedisKeys, ResultStore, createRedisClient, redisConnectionFromEnv } from '@trawl/queue';
-import { HttpFetcher, type Fetcher } from '@trawl/scrape-engine';
+import { readFile } from 'node:fs/promises';
+import { createBlobStore, type BlobStore } from '@trawl/blob-store';
+import {
+  Admission, CreditLedger, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore, createRedisClient, redisConnectionFromEnv,
+} from '@trawl/queue';
+import {
+  AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
+  adBlockPlugin, cookieConsentPlugin, loadConsentAssets, type Fetcher,
+} from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
-import { ScrapeProcessor } from './scrape/scrape.processor.js';
-import { createWorkerMetrics } from './worker-metrics.js';
+import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 /** A running worker process. */
 export interface WorkerHandle {
@@ -24,6 +31,8 @@ export interface StartWorkerOptions {
   registry?: Registry;
   /** Replaces the HTTP engine (tests). */
   fetcher?: Fetcher;
+  /** Base URL for local blob URLs when TRAWL_BLOB_PUBLIC_URL is unset (embedded mode: the API's URL). */
+  blobPublicBaseUrl?: string;
   /** `inline` runs HTML conversion on the main thread (tests). Default `threads`. */
   htmlMode?: 'threads' | 'inline';
 }
@@ -49,27 +58,43 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
     : new ThreadedHtmlConverter(new URL('./html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
-  const processor = new ScrapeProcessor({
-    fetcher, converter, results, dispatcher,
+  const metrics = createWorkerMetrics(registry);
+  const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
+  const browser = browserRole ? await startBrowserEngine(config, logger, metrics) : undefined;
+  const blobs: BlobStore | undefined = browserRole
+    ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
+    : undefined;
+  const deps: ScrapeProcessorDeps = {
+    http: fetcher,
+    ...(browser ? { browser: browser.fetcher } : {}),
+    browserFallback: config.TRAWL_BROWSER_FALLBACK,
+    proxies: new ProxyPools({ basic: config.TRAWL_PROXY_BASIC, enhanced: config.TRAWL_PROXY_ENHANCED }),
+    ...(blobs ? { blobs } : {}),
+    blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC,
+    profiles: new ProfileStore(redis, keys),
+    converter, results, dispatcher,
     credits: new CreditLedger(redis, keys),
-    metrics: createWorkerMetrics(registry),
+    metrics,
     logger, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES,
     shutdown: shutdown.signal,
-  });
+  };
 
   const workers: Worker[] = [];
-  if (config.TRAWL_WORKER_ROLES.includes('http')) {
-    const worker = new Worker('scrape', (job) => processor.process(job), {
+  const consume = (queue: 'scrape' | 'browser', concurrency: number) => {
+    const processor = new ScrapeProcessor(queue, deps);
+    const worker = new Worker(queue, (job) => processor.process(job), {
       connection: bullConnection,
       prefix: keys.bullPrefix(),
-      concurrency: config.TRAWL_WORKER_CONCURRENCY,
+      concurrency,
       lockDuration: config.TRAWL_JOB_LOCK_MS,
       stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
       maxStalledCount: 2,
     });
-    worker.on('error', (err) => logger.error({ err }, 'bullmq worker error'));
+    worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
     workers.push(worker);
-  }
+  };
+  if (config.TRAWL_WORKER_ROLES.includes('http')) consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
+  if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
 
   // Reaper: any worker may run it; a Redis lock makes one pass run at a time cluster-wide.
   const reaper = setInterval(() => {
@@ -95,11 +120,54 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await drained;
       clearTimeout(timer);
       await converter.close();
+      await browser?.close();
+      await blobs?.close();
       if ('close' in fetcher && typeof fetcher.close === 'function') await (fetcher.close as () => Promise<void>)();
       await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
       await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/**
+ * The browser role's engine: a Chromium pool, the egress proxy every context connects through (the
+ * target guard applies to each of the browser's connections), ad blocking and cookie-banner handling.
+ */
+async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics) {
+  const pool = new BrowserPool({
+    executablePath: config.TRAWL_CHROMIUM_PATH,
+    recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,
+    recycleAboveRssBytes: config.TRAWL_BROWSER_MAX_RSS_MB * 1024 * 1024,
+    extraArgs: ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', ...config.TRAWL_BROWSER_EXTRA_ARGS],
+    onEvent: (event) => {
+      metrics.browserEvents.inc({ event: event.type, flavor: event.flavor });
+      if (event.type === 'crashed') logger.warn(event, 'browser crashed');
+      else logger.info(event, `browser ${event.type}`);
+    },
+  });
+  metrics.trackBrowserPool(() => pool.stats());
+  const egress = new EgressProxy({ guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS }) });
+  await egress.start();
+  const blocker = config.TRAWL_BLOCKLIST_PATH
+    ? AdBlocker.fromFilterList(await readFile(config.TRAWL_BLOCKLIST_PATH, 'utf8'))
+    : await AdBlocker.load();
+  const consent = await loadConsentAssets();
+  logger.info({ filters: blocker.stats.filters, loadMs: Math.round(blocker.stats.loadMs) }, 'ad blocker ready');
+  const fetcher = new BrowserFetcher({
+    pool,
+    egress,
+    // The ad blocker goes last: it must judge each request before other route handlers.
+    plugins: [cookieConsentPlugin(consent, (err) => logger.debug({ err }, 'cookie consent error')), adBlockPlugin(blocker)],
+    smartWaitMaxMs: config.TRAWL_BROWSER_SMART_WAIT_MS,
+    ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),
+  });
+  return {
+    fetcher,
+    async close() {
+      await pool.close();
+      await egress.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Histogram, type Registry } from '@trawl/observability';
+import { Counter, Gauge, Histogram, type Registry } from '@trawl/observability';
 
 /** Metrics of a worker process; labels are bounded (queue, engine, outcome code). */
 export function createWorkerMetrics(registry: Registry) {
@@ -16,6 +16,17 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    browserEvents: new Counter({
+      name: 'trawl_browser_events_total',
+      help: 'Browser pool events: launched, crashed, recycled',
+      labelNames: ['event', 'flavor'] as const,
+      registers: [registry],
+    }),
+    /** Exposes the pool's live counts (browsers and open contexts) as gauges read at scrape time. */
+    trackBrowserPool(stats: () => { browsers: number; contexts: number }) {
+      new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Chromium browsers running in this process', registers: [registry], collect() { this.set(stats().browsers); } });
+      new Gauge({ name: 'trawl_browser_pool_contexts', help: 'Browser contexts (pages being scraped) open in this process', registers: [registry], collect() { this.set(stats().contexts); } });
+    },
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

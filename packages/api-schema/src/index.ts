@@ -51,6 +51,8 @@ export {
 } from './scrape-request.js';
 export {
   CAPABILITIES,
+  BROWSER_CAPABILITIES,
+  needsBrowser,
   requiredCapabilities,
   type Capability,
   type CapabilityRequirement,

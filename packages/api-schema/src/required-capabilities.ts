@@ -90,3 +90,17 @@ export function requiredCapabilities(options: CapabilityInput): CapabilityRequir
   add(options.minAge !== undefined, 'minAge');
   return out;
 }
+
+/** Capabilities that only the browser engine serves. */
+export const BROWSER_CAPABILITIES: ReadonlySet<Capability> = new Set<Capability>([
+  'actions', 'screenshot', 'waitFor', 'mobile', 'location', 'profile', 'proxy:enhanced',
+]);
+
+/**
+ * Whether a request must run in a browser from the start (actions, screenshot, waitFor, mobile,
+ * location, profile, enhanced proxy). Others start on plain HTTP and move to the browser only when
+ * the page turns out to need JavaScript.
+ */
+export function needsBrowser(options: CapabilityInput): boolean {
+  return requiredCapabilities(options).some((r) => BROWSER_CAPABILITIES.has(r.capability));
+}

@@ -115,6 +115,14 @@ export class Admission {
     return raw ? (JSON.parse(raw) as DispatchSpec) : null;
   }
 
+  /** Replaces the stored spec of a job still admitted or waiting (no effect otherwise). */
+  async updateSpec(teamId: string, spec: DispatchSpec): Promise<void> {
+    await this.redis.eval(
+      "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return 0",
+      1, this.keys.admPending(teamId), spec.jobId, JSON.stringify(spec),
+    );
+  }
+
   /** Admitted jobs of the team whose next check time has passed. */
   async dueForCheck(teamId: string, limit = 100): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.admActive(teamId), '-inf', this.now(), 'LIMIT', 0, limit);

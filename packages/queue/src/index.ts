@@ -25,4 +25,5 @@ export {
 } from './job-catalog.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
 export { ResultWaiter } from './result-waiter.js';
+export { ProfileStore } from './profile-store.js';
 export { RedisProcess, type RedisProcessOptions } from './redis-process.js';

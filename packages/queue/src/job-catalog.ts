@@ -5,7 +5,7 @@ import { z } from 'zod';
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
@@ -29,6 +29,11 @@ export const scrapeJobSchema = z.object({
   zeroDataRetention: z.boolean(),
   origin: z.string().optional(),
   admission: admissionInfoSchema.optional(),
+  /**
+   * Set when the http engine handed the job to the browser queue: `js-shell` (the page needs
+   * JavaScript) or `blocked` (the `auto` proxy retry with the enhanced tier).
+   */
+  escalation: z.enum(['js-shell', 'blocked']).optional(),
 });
 export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
 
@@ -44,6 +49,8 @@ export interface QueuePolicy {
 
 export const JOB_CATALOG: Record<QueueName, { payload: typeof scrapeJobSchema; policy: QueuePolicy }> = {
   scrape: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 250, retentionSec: 3600 } },
+  /** Scrapes that need a real browser; consumed by the `browser` worker role. */
+  browser: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 500, retentionSec: 3600 } },
 };
 
 /** BullMQ priority (lower runs first) of a priority class. */

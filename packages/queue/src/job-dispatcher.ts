@@ -44,6 +44,20 @@ export class JobDispatcher {
     return this.admission.withdraw(teamId, jobId);
   }
 
+  /**
+   * Moves a running job to another queue, keeping its slot and admission facts (the http engine
+   * handing a page to the browser engine). The stored spec changes first, so a crash in between
+   * leaves the reaper a spec naming the new queue, where it finds the job missing and adds it.
+   */
+  async handoff(teamId: string, jobId: string, toQueue: string, data: Record<string, unknown>): Promise<void> {
+    const spec = await this.admission.spec(teamId, jobId);
+    if (!spec) return; // released meanwhile (withdrawn or reaped): nothing may run any more
+    const moved: DispatchSpec = { ...spec, queue: toQueue, data };
+    await this.admission.updateSpec(teamId, moved);
+    const admission = (data as { admission?: { limited: boolean; waitMs: number } }).admission ?? { limited: false, waitMs: 0 };
+    await this.add(moved, admission);
+  }
+
   counts(teamId: string): Promise<{ active: number; waiting: number }> {
     return this.admission.counts(teamId);
   }

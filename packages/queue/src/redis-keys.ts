@@ -19,6 +19,8 @@
  * | `<p>:{t:ID}:last-success` | string ISO time | ResultStore |
  * | `<p>:result:<jobId>` | string JSON, expires | ResultStore |
  * | `<p>:results` | pub/sub channel of finished job ids | ResultStore |
+ * | `<p>:{t:ID}:profile:<sha256(name)>` | string JSON browser storage state, no expiry | ProfileStore |
+ * | `<p>:{t:ID}:profile:<sha256(name)>:lock` | string jobId of the saving session, expires | ProfileStore |
  * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
  */
 export class RedisKeys {
@@ -60,6 +62,12 @@ export class RedisKeys {
   }
   lastSuccess(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:last-success`;
+  }
+  profile(teamId: string, nameHash: string): string {
+    return `${this.prefix}:{t:${teamId}}:profile:${nameHash}`;
+  }
+  profileLock(teamId: string, nameHash: string): string {
+    return `${this.prefix}:{t:${teamId}}:profile:${nameHash}:lock`;
   }
   result(jobId: string): string {
     return `${this.prefix}:result:${jobId}`;

@@ -1,3 +1,5 @@
+import type { ProxyEndpoint } from './proxy/proxy-pool.js';
+
 /**
  * What an engine produced, by family: textual kinds carry `text`, the others carry `body`.
  * `pdf` and `document` (Word, Excel, PowerPoint, OpenDocument, RTF) go to the document pipeline.
@@ -23,6 +25,12 @@ export interface FetchRequest {
   userAgent?: string;
   /** Accept-Language to send unless `headers` has one. Default `en-US,en;q=0.9`. */
   acceptLanguage?: string;
+  /**
+   * Upstream forward proxy to fetch through (see `ProxyPools.pick`); absent means a direct connection.
+   * The target guard still checks the target's resolved addresses before anything is sent; proxy
+   * failures (refused, 407, 5xx on CONNECT) end with SCRAPE_PROXY_ERROR.
+   */
+  proxy?: ProxyEndpoint;
 }
 
 /** Durations of one fetch, in milliseconds since the fetch started. */

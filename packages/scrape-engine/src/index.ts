@@ -18,3 +18,29 @@ export {
 } from './charset.js';
 export { detectContentKind, type DetectContentKindInput, type DetectedContentKind } from './content-kind.js';
 export { DEFAULT_USER_AGENT, HttpFetcher, type HttpFetcherOptions } from './http/http-fetcher.js';
+export { parseProxyList, ProxyPools, redactProxyUrl, type ProxyEndpoint, type ProxyPick, type ProxyPoolsInit, type ProxyTier } from './proxy/proxy-pool.js';
+export { EgressProxy, EgressRoute, egressContextProxy, type EgressProxyOptions, type EgressRefusal, type EgressStats } from './proxy/egress-proxy.js';
+export {
+  BrowserPool,
+  CHROMIUM_ARGS,
+  childBrowserPids,
+  processTreeRss,
+  type BrowserFlavor,
+  type BrowserPoolEvent,
+  type BrowserPoolOptions,
+  type BrowserPoolStats,
+} from './browser/browser-pool.js';
+export {
+  BrowserFetcher,
+  cookiesFromHeader,
+  type BrowserFetchRequest,
+  type BrowserFetchResult,
+  type BrowserFetcherOptions,
+  type BrowserPlugin,
+  type StorageState,
+} from './browser/browser-fetcher.js';
+export type { ActionOutputs, BrowserBinary } from './browser/page-actions.js';
+export { buildEmulation, timezoneForCountry, localeForCountry, acceptLanguageFor, type Emulation } from './browser/emulation.js';
+export { AdBlocker, BLOCKED_TRACKER_CATEGORIES, type AdBlockerAttachment, type AdBlockerStats } from './browser/blocking/ad-blocker.js';
+export { attachConsentDismisser, loadConsentAssets, type ConsentAssets, type ConsentDismisser } from './browser/blocking/cookie-consent.js';
+export { adBlockPlugin, cookieConsentPlugin } from './browser/browser-plugins.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   TrawlError,
+  needsBrowser,
   requiredCapabilities,
   type Capability,
   type ScrapeRequest,
@@ -68,7 +69,7 @@ export class ScrapeService {
     // Subscribe before submitting so the outcome event cannot be missed.
     const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
     const admit = await this.deps.dispatcher.submit({
-      jobId, teamId: team.id, queue: 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
+      jobId, teamId: team.id, queue: needsBrowser(request) ? 'browser' : 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
     });
     if (admit.status === 'backlog-full') {
       throw new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots; retry later', {

@@ -31,6 +31,14 @@ export interface JobFacts {
   jobId: string;
   admission?: { limited: boolean; waitMs: number } | undefined;
   creditsUsed: number;
+  /** Proxy tier the result was obtained with. */
+  proxyUsed: 'basic' | 'enhanced';
+  /** Emulated time zone of a browser scrape. */
+  timezone?: string;
+  /** Signed URL of the `screenshot` format. */
+  screenshot?: string;
+  /** `data.actions` with the binaries' URLs. */
+  actions?: Record<string, unknown>;
 }
 
 /**
@@ -42,6 +50,8 @@ export function buildDocument(request: ScrapeRequest, page: FetchResult, convert
   for (const key of ['markdown', 'html', 'rawHtml', 'links', 'images'] as const) {
     if (converted[key] !== undefined) doc[key] = converted[key];
   }
+  if (job.screenshot !== undefined) doc.screenshot = job.screenshot;
+  if (job.actions !== undefined) doc.actions = job.actions;
   if (converted.warnings && converted.warnings.length > 0) doc.warning = converted.warnings.join('; ');
   const metadata: Record<string, unknown> = { ...(converted.metadata ?? {}) };
   Object.assign(metadata, {
@@ -50,9 +60,10 @@ export function buildDocument(request: ScrapeRequest, page: FetchResult, convert
     statusCode: page.statusCode,
     contentType: page.contentType,
     scrapeId: job.jobId,
-    proxyUsed: 'basic',
+    proxyUsed: job.proxyUsed,
     creditsUsed: job.creditsUsed,
   });
+  if (job.timezone !== undefined) metadata.timezone = job.timezone;
   if (page.statusCode >= 400) metadata.error = STATUS_CODES[page.statusCode] ?? `HTTP ${page.statusCode}`;
   if (job.admission?.limited) {
     metadata.concurrencyLimited = true;

@@ -1,14 +1,33 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
+import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, scrapeJobSchema, type CreditLedger, type JobDispatcher, type JobOutcome, type ResultStore, type ScrapeJob } from '@trawl/queue';
-import type { Fetcher, FetchResult } from '@trawl/scrape-engine';
+import {
+  scrapeCredits, scrapeJobSchema,
+  type CreditLedger, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+} from '@trawl/queue';
+import type { BrowserFetcher, BrowserFetchResult, Fetcher, FetchResult, ProxyPools, ProxyTier, StorageState } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, pipelineFormats, textFormats } from './build-document.js';
+import { storeBrowserBinaries } from './browser-binaries.js';
+import { isBotWall, isJavascriptShell } from './page-signals.js';
+
+/** The queue a processor consumes: `scrape` (plain HTTP first) or `browser`. */
+export type ScrapeQueue = 'scrape' | 'browser';
 
 export interface ScrapeProcessorDeps {
-  fetcher: Fetcher;
+  http: Fetcher;
+  /** The browser engine; absent in processes without the browser role. */
+  browser?: BrowserFetcher;
+  /** Hand plain-HTTP jobs that need a browser (JS shell, `auto` bot wall) to the browser queue. */
+  browserFallback: boolean;
+  proxies: ProxyPools;
+  /** Where screenshots and action PDFs go; required by the browser role. */
+  blobs?: BlobStore;
+  /** Lifetime of the blob URLs put in documents, seconds. */
+  blobUrlTtlSec: number;
+  profiles: ProfileStore;
   converter: HtmlConverter;
   results: ResultStore;
   dispatcher: JobDispatcher;
@@ -30,21 +49,29 @@ function parsePayload(data: unknown): { job: ScrapeJob; request: ScrapeRequest }
   return { job: job.data, request: request.data };
 }
 
+/** What running the engines ended with: a document, or the job moved to the browser queue. */
+type RunResult = { kind: 'document'; document: Record<string, unknown>; engine: string } | { kind: 'handed-off' };
+
 /**
- * Executes one scrape job: fetch -> convert -> document -> charge -> store -> release the slot.
+ * Executes one scrape job: engine -> convert -> document -> charge -> store -> release the slot.
+ * On the `scrape` queue plain HTTP runs first and hands the job to the `browser` queue when the page
+ * needs JavaScript (or, with `proxy: auto`, when it is blocked); the slot and deadline travel with it.
  * Each job's outcome is written exactly once; a job re-run after a crash finds it and only releases.
  */
 export class ScrapeProcessor {
   private readonly now: () => number;
 
-  constructor(private readonly deps: ScrapeProcessorDeps) {
+  constructor(
+    private readonly queue: ScrapeQueue,
+    private readonly deps: ScrapeProcessorDeps,
+  ) {
     this.now = deps.now ?? Date.now;
   }
 
   async process(bullJob: Job): Promise<{ ok: boolean }> {
     const { job, request } = parsePayload(bullJob.data);
     const log = this.deps.logger.child({
-      jobId: job.jobId, queue: 'scrape', attempt: bullJob.attemptsMade + 1,
+      jobId: job.jobId, queue: this.queue, attempt: bullJob.attemptsMade + 1,
       ...(job.zeroDataRetention ? { zdr: true } : { url: request.url }),
     });
     if (await this.deps.results.get(job.jobId)) {
@@ -53,11 +80,17 @@ export class ScrapeProcessor {
       return { ok: true };
     }
     const started = this.now();
-    if (job.admission) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
+    if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
+    let engine = this.queue === 'browser' ? 'browser' : 'http';
     try {
-      const document = await this.run(job, request, log);
-      await this.finish(job, { ok: true, document });
-      this.deps.metrics.jobDuration.observe({ queue: 'scrape', engine: 'http', outcome: 'success' }, (this.now() - started) / 1000);
+      const result = await this.run(job, request, log);
+      if (result.kind === 'handed-off') {
+        this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'handoff' }, (this.now() - started) / 1000);
+        return { ok: true };
+      }
+      engine = result.engine;
+      await this.finish(job, { ok: true, document: result.document });
+      this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'success' }, (this.now() - started) / 1000);
       return { ok: true };
     } catch (err) {
       const te = TrawlError.from(err);
@@ -70,28 +103,113 @@ export class ScrapeProcessor {
       if (te.code === 'UNKNOWN_ERROR') log.error({ err }, 'scrape failed unexpectedly');
       else log.info({ code: te.code }, 'scrape failed');
       await this.finish(job, { ok: false, error: te.toData() });
-      this.deps.metrics.jobDuration.observe({ queue: 'scrape', engine: 'http', outcome: te.code }, (this.now() - started) / 1000);
+      this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: te.code }, (this.now() - started) / 1000);
       throw new UnrecoverableError(te.code);
     }
   }
 
-  private async run(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<Record<string, unknown>> {
+  private signalFor(job: ScrapeJob): { signal: AbortSignal; remaining: number } {
     const remaining = job.deadline - this.now();
     if (remaining <= 0) throw new TrawlError('SCRAPE_TIMEOUT', 'The scrape could not start before its timeout');
-    const timeout = AbortSignal.timeout(remaining);
-    const signal = AbortSignal.any([timeout, this.deps.shutdown]);
-    const page = await this.deps.fetcher.fetch({
+    return { signal: AbortSignal.any([AbortSignal.timeout(remaining), this.deps.shutdown]), remaining };
+  }
+
+  private async run(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<RunResult> {
+    if (this.queue === 'browser') return this.runBrowser(job, request, log);
+    const { signal } = this.signalFor(job);
+    const page = await this.deps.http.fetch({
       url: request.url,
       headers: request.headers ?? {},
       skipTlsVerification: request.skipTlsVerification,
       signal,
       maxBytes: this.deps.maxResponseBytes,
+      ...this.proxyFor('basic', request),
       ...(request.location?.languages?.length ? { acceptLanguage: request.location.languages.join(', ') } : {}),
     });
+    const html = page.kind === 'html' || page.kind === 'xhtml' ? page.text ?? '' : undefined;
+    if (this.deps.browserFallback && request.proxy === 'auto' && isBotWall(page.statusCode, html)) {
+      log.info({ statusCode: page.statusCode }, 'blocked on the basic tier, retrying with the enhanced tier');
+      return this.handoff(job, 'blocked');
+    }
     const converted = await this.convert(request, page, signal);
+    if (this.deps.browserFallback && html !== undefined && isJavascriptShell(html, converted.markdown ?? '')) {
+      log.info('page is a JavaScript shell, moving to the browser');
+      return this.handoff(job, 'js-shell');
+    }
     log.debug({ statusCode: page.statusCode, kind: page.kind, timings: converted.timings }, 'scrape converted');
     const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
-    return buildDocument(request, page, converted, { jobId: job.jobId, admission: job.admission, creditsUsed });
+    return { kind: 'document', engine: 'http', document: buildDocument(request, page, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: 'basic' }) };
+  }
+
+  private async handoff(job: ScrapeJob, escalation: 'js-shell' | 'blocked'): Promise<RunResult> {
+    await this.deps.dispatcher.handoff(job.teamId, job.jobId, 'browser', { ...job, escalation });
+    return { kind: 'handed-off' };
+  }
+
+  private proxyFor(tier: ProxyTier, request: ScrapeRequest) {
+    const proxy = this.deps.proxies.pick({ tier, ...(request.location?.country ? { country: request.location.country } : {}) });
+    return proxy ? { proxy } : {};
+  }
+
+  /**
+   * The browser engine. `enhanced` (asked for, or the `auto` retry after a block) uses the stealth
+   * browser and the enhanced pool; `auto` that meets a bot wall on the basic tier retries in place.
+   */
+  private async runBrowser(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<RunResult> {
+    const browser = this.deps.browser;
+    if (!browser) throw new UnrecoverableError('a browser job reached a process without the browser role');
+    const profile = request.profile;
+    const saveProfile = profile !== undefined && profile.saveChanges;
+    if (saveProfile) await this.deps.profiles.lockForSaving(job.teamId, profile.name, job.jobId, job.deadline - this.now() + 30_000);
+    try {
+      const storageState = profile ? (await this.deps.profiles.load(job.teamId, profile.name)) as StorageState | undefined : undefined;
+      let tier: ProxyTier = request.proxy === 'enhanced' || job.escalation === 'blocked' ? 'enhanced' : 'basic';
+      let page = await this.browserFetch(browser, job, request, tier, storageState, saveProfile);
+      if (tier === 'basic' && request.proxy === 'auto' && isBotWall(page.statusCode, page.text)) {
+        log.info({ statusCode: page.statusCode }, 'blocked on the basic tier, retrying with the enhanced tier');
+        tier = 'enhanced';
+        page = await this.browserFetch(browser, job, request, tier, storageState, saveProfile);
+      }
+      if (saveProfile && page.storageState) await this.deps.profiles.save(job.teamId, profile.name, page.storageState);
+      const { signal } = this.signalFor(job);
+      const converted = await this.convert(request, page, signal);
+      const binaries = await storeBrowserBinaries(page, { blobs: this.deps.blobs, teamId: job.teamId, jobId: job.jobId, urlTtlSec: this.deps.blobUrlTtlSec });
+      const creditsUsed = scrapeCredits({ proxyUsed: tier });
+      const document = buildDocument(request, page, converted, {
+        jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: tier, timezone: page.timezone, ...binaries,
+      });
+      return { kind: 'document', engine: tier === 'enhanced' ? 'browser-stealth' : 'browser', document };
+    } finally {
+      if (saveProfile) await this.deps.profiles.unlock(job.teamId, profile.name, job.jobId);
+    }
+  }
+
+  private browserFetch(
+    browser: BrowserFetcher, job: ScrapeJob, request: ScrapeRequest, tier: ProxyTier,
+    storageState: StorageState | undefined, captureStorageState: boolean,
+  ): Promise<BrowserFetchResult> {
+    const { signal, remaining } = this.signalFor(job);
+    const screenshot = request.formats.find((f) => f.type === 'screenshot');
+    return browser.fetch({
+      url: request.url,
+      headers: request.headers ?? {},
+      skipTlsVerification: request.skipTlsVerification,
+      signal,
+      timeoutMs: remaining,
+      maxBytes: this.deps.maxResponseBytes,
+      ...this.proxyFor(tier, request),
+      stealth: tier === 'enhanced',
+      mobile: request.mobile,
+      blockAds: request.blockAds,
+      waitForMs: request.waitFor,
+      ...(request.actions?.length ? { actions: request.actions } : {}),
+      ...(request.location ? { location: request.location } : {}),
+      ...(screenshot?.type === 'screenshot'
+        ? { screenshot: { fullPage: screenshot.fullPage, quality: screenshot.quality, viewport: screenshot.viewport } }
+        : {}),
+      ...(storageState ? { storageState } : {}),
+      captureStorageState,
+    });
   }
 
   private async convert(request: ScrapeRequest, page: FetchResult, signal: AbortSignal) {

@@ -1,10 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { TrawlError } from '@trawl/api-schema';
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { decodeText } from '../charset.js';
 import { detectContentKind } from '../content-kind.js';
 import type { DnsResolver } from '../dns-resolver.js';
 import type { ContentKind, FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
+import { mapProxyError, proxyStatusError } from '../proxy/map-proxy-error.js';
+import { createProxyAgent } from '../proxy/proxy-agent.js';
+import type { ProxyEndpoint } from '../proxy/proxy-pool.js';
 import { TargetGuard } from '../target-guard.js';
 import { abortError, mapFetchError } from './map-fetch-error.js';
 import { parseContentType } from './parse-content-type.js';
@@ -19,6 +22,8 @@ const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif
 const DEFAULT_ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const TEXTUAL_KINDS = new Set<ContentKind>(['html', 'xhtml', 'text', 'json', 'xml']);
+/** Proxy dispatchers kept open; proxies come from configuration, so this is only a safety bound. */
+const MAX_PROXY_AGENTS = 32;
 
 /** Options of {@link HttpFetcher}. */
 export interface HttpFetcherOptions {
@@ -90,6 +95,8 @@ export class HttpFetcher implements Fetcher {
   private readonly connectTimeoutMs: number;
   private readonly verifyingAgent: Agent;
   private insecureAgent: Agent | undefined;
+  /** `tls mode + proxy URL` -> dispatcher, oldest first (evicted in insertion order). */
+  private readonly proxyAgents = new Map<string, ProxyAgent>();
 
   constructor(options: HttpFetcherOptions = {}) {
     this.guard = new TargetGuard({
@@ -107,21 +114,27 @@ export class HttpFetcher implements Fetcher {
    * Fetches `req.url`. Throws TrawlError: SCRAPE_INVALID_URL, SCRAPE_BLOCKED_TARGET,
    * SCRAPE_DNS_RESOLUTION_ERROR, SCRAPE_CONNECTION_REFUSED (retryable), SCRAPE_TLS_ERROR, SCRAPE_TIMEOUT,
    * SCRAPE_TOO_LARGE, SCRAPE_TOO_MANY_REDIRECTS, SCRAPE_UNSUPPORTED_CONTENT, SCRAPE_FAILED, JOB_CANCELLED
-   * (or the signal's own TrawlError reason).
+   * (or the signal's own TrawlError reason); with `req.proxy`, SCRAPE_PROXY_ERROR too.
    */
   async fetch(req: FetchRequest): Promise<FetchResult> {
     const started = performance.now();
     const requested = parseTarget(req.url);
     if (req.signal.aborted) throw abortError(req.signal);
     const session = new RedirectSession(requested, req.headers ?? {});
-    const agent = req.skipTlsVerification === true ? this.getInsecureAgent() : this.verifyingAgent;
+    const agent = this.dispatcherFor(req);
     const redirects: string[] = [];
     const visited = new Set<string>();
     let url = requested;
     try {
       for (;;) {
         visited.add(session.loopKey(url));
+        if (req.proxy !== undefined) await this.precheckProxied(url, req.signal);
         const res = await this.request(agent, url, session, req);
+        // Through a proxy in absolute form, a 407 can only be the proxy's own answer.
+        if (req.proxy !== undefined && res.statusCode === 407) {
+          await discard(res.body);
+          throw proxyStatusError(407);
+        }
         session.recordSetCookie(url, res.headers['set-cookie']);
         const location = REDIRECT_STATUSES.has(res.statusCode) ? headerValue(res.headers, 'location') : undefined;
         if (location === undefined) {
@@ -142,13 +155,57 @@ export class HttpFetcher implements Fetcher {
         url = next;
       }
     } catch (err) {
-      throw mapFetchError(err, req.signal);
+      const viaProxy = req.proxy === undefined || req.signal.aborted ? undefined : mapProxyError(err);
+      throw viaProxy ?? mapFetchError(err, req.signal);
     }
   }
 
   /** Closes the connection pools; in-flight fetches fail. */
   async close(): Promise<void> {
-    await Promise.all([this.verifyingAgent.close(), this.insecureAgent?.close()]);
+    const proxied = [...this.proxyAgents.values()];
+    this.proxyAgents.clear();
+    await Promise.all([this.verifyingAgent.close(), this.insecureAgent?.close(), ...proxied.map((a) => a.close())]);
+  }
+
+  private dispatcherFor(req: FetchRequest): Dispatcher {
+    const insecure = req.skipTlsVerification === true;
+    if (req.proxy === undefined) return insecure ? this.getInsecureAgent() : this.verifyingAgent;
+    return this.getProxyAgent(req.proxy, insecure);
+  }
+
+  private getProxyAgent(endpoint: ProxyEndpoint, insecure: boolean): ProxyAgent {
+    const key = `${insecure ? 'insecure' : 'verify'} ${endpoint.url.href}`;
+    let agent = this.proxyAgents.get(key);
+    if (agent === undefined) {
+      agent = createProxyAgent(endpoint, { rejectUnauthorized: !insecure, connectTimeoutMs: this.connectTimeoutMs });
+      this.proxyAgents.set(key, agent);
+      const oldest = this.proxyAgents.entries().next();
+      if (this.proxyAgents.size > MAX_PROXY_AGENTS && oldest.done !== true) {
+        this.proxyAgents.delete(oldest.value[0]);
+        // close() lets the requests in flight on it finish.
+        oldest.value[1].close().catch(() => undefined);
+      }
+    }
+    return agent;
+  }
+
+  /**
+   * The guard's check for a proxied hop. Through a proxy the connection to the target is made by the
+   * proxy, from its own network and with its own DNS, so the socket-level check cannot run here. What
+   * can be checked is checked before anything is sent: the host name (localhost, blocked literals) and
+   * every address our resolver gives for it. Trade-off: a name that resolves differently at the proxy
+   * (split-horizon DNS, rebinding between the two lookups) is only as safe as the proxy's own egress
+   * rules; a proxy on a private network should refuse private destinations itself. A name our resolver
+   * cannot resolve fails closed (SCRAPE_DNS_RESOLUTION_ERROR) rather than being sent unchecked.
+   */
+  private async precheckProxied(url: URL, signal: AbortSignal): Promise<void> {
+    if (this.guard.allowPrivateTargets) return;
+    try {
+      await this.guard.resolveChecked(url.hostname);
+    } catch (err) {
+      // Mapped here: a DNS failure of ours is not the proxy's, whatever its code says.
+      throw mapFetchError(err, signal);
+    }
   }
 
   private getInsecureAgent(): Agent {
@@ -159,7 +216,7 @@ export class HttpFetcher implements Fetcher {
     return this.insecureAgent;
   }
 
-  private request(agent: Agent, url: URL, session: RedirectSession, req: FetchRequest): Promise<UndiciResponse> {
+  private request(agent: Dispatcher, url: URL, session: RedirectSession, req: FetchRequest): Promise<UndiciResponse> {
     const headers: Record<string, string> = {
       accept: ACCEPT,
       'accept-language': req.acceptLanguage ?? DEFAULT_ACCEPT_LANGUAGE,
@@ -167,6 +224,9 @@ export class HttpFetcher implements Fetcher {
       ...session.headersFor(url),
       'accept-encoding': 'gzip, deflate, br',
     };
+    // The proxy's credentials come from its URL only; a client's value would reach the proxy (and
+    // undici's ProxyAgent refuses it outright).
+    if (req.proxy !== undefined) delete headers['proxy-authorization'];
     return agent.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,

@@ -1,0 +1,45 @@
+import { TrawlError } from '@trawl/api-schema';
+import { blobKey, type BlobStore } from '@trawl/blob-store';
+import type { BrowserBinary, BrowserFetchResult } from '@trawl/scrape-engine';
+
+/** Document fields that point at stored binaries: `screenshot` and `actions` (the spec's order). */
+export interface BinaryUrls {
+  screenshot?: string;
+  actions?: {
+    screenshots: string[];
+    scrapes: Array<{ url: string; html: string }>;
+    javascriptReturns: Array<{ type: string; value: unknown }>;
+    pdfs: string[];
+  };
+}
+
+const EXT: Record<BrowserBinary['contentType'], string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf' };
+
+/**
+ * Puts the screenshot and the action screenshots and PDFs of a browser fetch into the blob store and
+ * returns their signed URLs, in action order. Keys are `<team>/<job>/<name>.<ext>`, so a retried job
+ * overwrites its own blobs instead of adding more.
+ */
+export async function storeBrowserBinaries(
+  page: BrowserFetchResult,
+  opts: { blobs: BlobStore | undefined; teamId: string; jobId: string; urlTtlSec: number },
+): Promise<BinaryUrls> {
+  const put = async (binary: BrowserBinary, name: string): Promise<string> => {
+    if (!opts.blobs) throw new TrawlError('UNSUPPORTED_OPTION', 'No blob store is configured for screenshots and PDFs');
+    const key = blobKey({ teamId: opts.teamId, jobId: opts.jobId, name, ext: EXT[binary.contentType] });
+    await opts.blobs.put({ key, body: binary.data, contentType: binary.contentType });
+    return opts.blobs.url(key, { expiresInSec: opts.urlTtlSec });
+  };
+  const out: BinaryUrls = {};
+  if (page.screenshot) out.screenshot = await put(page.screenshot, 'screenshot');
+  if (page.actions) {
+    const a = page.actions;
+    out.actions = {
+      screenshots: await Promise.all(a.screenshots.map((b, i) => put(b, `action-screenshot-${i}`))),
+      scrapes: a.scrapes,
+      javascriptReturns: a.javascriptReturns,
+      pdfs: await Promise.all(a.pdfs.map((b, i) => put(b, `action-pdf-${i}`))),
+    };
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { isBotWall, isJavascriptShell } from './page-signals.js';
+
+describe('isJavascriptShell', () => {
+  it('sees an empty React mount point with scripts', () => {
+    const html = '<html><head><title>App</title></head><body><div id="root"></div><script src="/main.js"></script></body></html>';
+    expect(isJavascriptShell(html, '')).toBe(true);
+  });
+
+  it('sees a noscript notice', () => {
+    const html = '<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="x">Loading</div><script src="/a.js"></script></body>';
+    expect(isJavascriptShell(html, 'You need to enable JavaScript to run this app. Loading')).toBe(true);
+  });
+
+  it('leaves pages with content alone, scripts or not', () => {
+    const article = 'Words of a real article. '.repeat(20);
+    expect(isJavascriptShell(`<div id="root"></div><script></script><p>${article}</p>`, article)).toBe(false);
+    expect(isJavascriptShell('<p>Short page without scripts</p>', 'Short page without scripts')).toBe(false);
+  });
+
+  it('counts link text, not URLs', () => {
+    const md = '[Home](https://example.com/a/very/long/url/that/is/not/text/at/all/and/goes/on/and/on/forever/and/ever/and/ever/and/ever/and/ever)';
+    expect(isJavascriptShell('<a href="x">Home</a><script></script>', md)).toBe(true);
+  });
+});
+
+describe('isBotWall', () => {
+  it('treats 401, 403 and 429 as blocked', () => {
+    for (const status of [401, 403, 429]) expect(isBotWall(status, '<p>x</p>')).toBe(true);
+    expect(isBotWall(404, '<p>not found</p>')).toBe(false);
+    expect(isBotWall(200, '<p>fine</p>')).toBe(false);
+  });
+
+  it('recognises challenge pages served with other statuses', () => {
+    expect(isBotWall(503, '<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>')).toBe(true);
+    expect(isBotWall(200, '<script src="https://ct.captcha-delivery.com/c.js"></script>')).toBe(true);
+    expect(isBotWall(200, '<html><head><title>Pardon Our Interruption</title></head></html>')).toBe(true);
+  });
+});

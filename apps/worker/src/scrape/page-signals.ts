@@ -1,0 +1,56 @@
+/**
+ * Signals read off a fetched page that decide engine escalation: a JavaScript shell (plain HTTP got
+ * an empty app frame, the browser is needed) and a bot wall (the `auto` proxy retries with the
+ * enhanced tier). Pure functions over the page and its markdown.
+ */
+
+/** Status codes that mean "blocked" for the `auto` proxy retry. */
+const BLOCKED_STATUSES = new Set([401, 403, 429]);
+
+/** Markers of the interstitials of widespread anti-bot services (challenge pages, block pages). */
+const BOT_WALL_MARKERS: readonly RegExp[] = [
+  /<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]* used Cloudflare)/i,
+  /cf-(?:browser-verification|challenge-(?:running|form))|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\//i,
+  /captcha-delivery\.com|geo\.captcha-delivery|datadome/i,
+  /_Incapsula_Resource|Incapsula incident ID/i,
+  /px-captcha|perimeterx|human-challenge/i,
+  /<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference #\d/i, // Akamai
+  /g-recaptcha[\s\S]{0,400}(?:unusual traffic|are you a robot|verify you are human)/i,
+  /Please (?:verify|confirm) you are (?:a )?human|Pardon Our Interruption|Request unsuccessful\. Incapsula/i,
+];
+
+/** Whether a response looks like an anti-bot refusal: 401/403/429, or a recognised challenge page. */
+export function isBotWall(statusCode: number, html: string | undefined): boolean {
+  if (BLOCKED_STATUSES.has(statusCode)) return true;
+  if (!html) return false;
+  const head = html.length > 200_000 ? html.slice(0, 200_000) : html;
+  return BOT_WALL_MARKERS.some((re) => re.test(head));
+}
+
+/** Empty mount points of client-rendered apps (React, Vue, Next, Nuxt, Angular, Svelte...). */
+const EMPTY_MOUNT = /<(?:div|main|section|app-root)\b[^>]*\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|main-app|application)["']?[^>]*>\s*<\/(?:div|main|section|app-root)>|<app-root[^>]*>\s*<\/app-root>/i;
+const NOSCRIPT_JS = /<noscript[^>]*>[\s\S]{0,600}?(?:enable|need|requires?|turn on)[\s\S]{0,60}?javascript/i;
+const SCRIPT_TAG = /<script\b/gi;
+
+/** Visible words of a markdown text: links and images reduced to their text, syntax dropped. */
+function visibleText(markdown: string): string {
+  return markdown
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[#>*_`|~-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * Whether plain HTTP fetched a JavaScript shell: a page with scripts whose content only exists after
+ * they run. It needs scripts and little text, and either an empty app mount point, a noscript
+ * "enable JavaScript" notice, or next to no text at all.
+ */
+export function isJavascriptShell(html: string, markdown: string): boolean {
+  const text = visibleText(markdown);
+  if (text.length >= 250) return false;
+  const scripts = html.match(SCRIPT_TAG)?.length ?? 0;
+  if (scripts === 0) return false;
+  return EMPTY_MOUNT.test(html) || NOSCRIPT_JS.test(html) || text.length < 40;
+}

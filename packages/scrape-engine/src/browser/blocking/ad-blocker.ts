@@ -1,0 +1,244 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
+import type { BrowserContext, Frame, Request as PlaywrightRequest, Route } from 'playwright-core';
+
+/**
+ * TrackerDB categories whose filters are enforced. Only requests that exist to serve ads or to measure
+ * the visitor are blocked: removing them never removes page content.
+ * - `advertising`, `pornvertising`: ad servers, ad exchanges, ad tags.
+ * - `site_analytics`: analytics beacons and their loaders.
+ * Left alone on purpose: `hosting` / `cdn` / `essential` (they serve the page itself: cdn.shopify.com
+ * product images), `audio_video_player` and `social_media` (embedded videos and posts are content),
+ * `customer_interaction` (reviews and Q&A widgets are content), `consent` (blocking the CMP script
+ * can leave a site waiting for consent forever; cookie-consent.ts dismisses the pop-up instead),
+ * `utilities` (tag managers and captchas some sites need to render), `misc`, `extensions`.
+ */
+export const BLOCKED_TRACKER_CATEGORIES: readonly string[] = ['advertising', 'pornvertising', 'site_analytics'];
+
+const RESOURCE_TYPES = [
+  'document',
+  'subdocument',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'texttrack',
+  'xhr',
+  'fetch',
+  'eventsource',
+  'websocket',
+  'manifest',
+  'other',
+] as const;
+
+/**
+ * The kind of a request, as Playwright's `request.resourceType()` names it (`script`, `image`, `xhr`,
+ * `fetch`, ...), except that a frame navigation is `document` only for the top-level frame (the page
+ * itself) and `subdocument` for an iframe.
+ */
+export type BlockResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** One request to judge with {@link AdBlocker.shouldBlock}. */
+export interface BlockQuery {
+  /** URL requested. */
+  url: string;
+  /** URL of the document that issued the request (its frame), '' when unknown (service workers). */
+  sourceUrl: string;
+  /** Kind of request; `document` (the page itself) is never blocked. */
+  resourceType: BlockResourceType;
+}
+
+/** Handle returned by {@link AdBlocker.attach}. */
+export interface AdBlockerAttachment {
+  /** Number of requests of the context aborted so far. */
+  blocked: () => number;
+  /** Removes the route handler from the context. */
+  detach: () => Promise<void>;
+}
+
+/** Numbers measured while building the engine (logged once at start-up). */
+export interface AdBlockerStats {
+  /** Network filters kept from the TrackerDB list. */
+  filters: number;
+  /** Time spent selecting and compiling the filters, ms (reading the file included by `load`). */
+  loadMs: number;
+}
+
+const ROUTE_PATTERN = '**/*';
+
+/**
+ * Blocks ad and tracker requests of a browser context with the network filters of Ghostery's
+ * TrackerDB (`@ghostery/trackerdb`), matched by Ghostery's adblocker engine. Built once per process
+ * (compiling the list takes tens of ms); `shouldBlock` then costs microseconds per request.
+ */
+export class AdBlocker {
+  private constructor(
+    private readonly engine: FiltersEngine,
+    readonly stats: AdBlockerStats,
+  ) {}
+
+  /** Reads the TrackerDB list shipped in `@ghostery/trackerdb` and compiles it. */
+  static async load(): Promise<AdBlocker> {
+    const started = performance.now();
+    const text = await readFile(trackerDbListPath(), 'utf8');
+    return AdBlocker.compile(text, started);
+  }
+
+  /**
+   * Compiles a list in TrackerDB's `trackerdb.txt` format: each filter follows a comment
+   * `! trackerdb_id:<id> trackerdb_category:<category> trackerdb_filter|trackerdb_domain`.
+   */
+  static fromTrackerDbList(text: string): AdBlocker {
+    return AdBlocker.compile(text, performance.now());
+  }
+
+  /**
+   * Compiles a plain ABP-syntax list (EasyList, EasyPrivacy...: `TRAWL_BLOCKLIST_PATH`), network filters
+   * only, for deployments that prefer such a list to the bundled TrackerDB one.
+   */
+  static fromFilterList(text: string): AdBlocker {
+    const started = performance.now();
+    const filters = text.split(/\r?\n/).filter((line) => line && !line.startsWith('!') && !line.startsWith('[') && !line.includes('##') && !line.includes('#@#'));
+    return AdBlocker.build(filters, started);
+  }
+
+  private static compile(text: string, started: number): AdBlocker {
+    return AdBlocker.build(selectTrackerFilters(text, BLOCKED_TRACKER_CATEGORIES), started);
+  }
+
+  private static build(filters: string[], started: number): AdBlocker {
+    const engine = FiltersEngine.parse(filters.join('\n'), {
+      loadNetworkFilters: true,
+      loadCosmeticFilters: false,
+      loadCSPFilters: false,
+      loadPreprocessors: false,
+      enableHtmlFiltering: false,
+    });
+    return new AdBlocker(engine, { filters: filters.length, loadMs: performance.now() - started });
+  }
+
+  /** True when the request is an ad or tracker request. Pure: no I/O, no state. */
+  shouldBlock(query: BlockQuery): boolean {
+    // The page the user asked for is never blocked, even on an ad domain or behind an ad redirect.
+    if (query.resourceType === 'document') return false;
+    if (!/^(https?|wss?):/i.test(query.url)) return false;
+    const request = Request.fromRawDetails({
+      url: query.url,
+      sourceUrl: query.sourceUrl,
+      type: toEngineType(query.resourceType),
+    });
+    return this.engine.match(request).match;
+  }
+
+  /**
+   * Aborts the context's ad and tracker requests (`blockedbyclient`) and passes every other request
+   * on with `route.fallback()`.
+   *
+   * Ordering constraint: Playwright runs the route handlers of a context in reverse registration
+   * order and `page.route` handlers before all context handlers. Attach the blocker after the other
+   * context routes so it judges a request first; the earlier handlers still run through `fallback()`.
+   * A handler registered later must itself end with `fallback()`: a `continue()` or `fulfill()` there
+   * settles the request before the blocker sees it. Service-worker requests escape `context.route`,
+   * so contexts should be created with `serviceWorkers: 'block'`.
+   */
+  async attach(context: BrowserContext): Promise<AdBlockerAttachment> {
+    let blocked = 0;
+    const handler = async (route: Route): Promise<void> => {
+      let block = false;
+      try {
+        block = this.shouldBlock(describeRequest(route.request()));
+      } catch {
+        // A request the engine cannot judge is let through: blocking must never break a page.
+      }
+      try {
+        if (block) {
+          blocked += 1;
+          await route.abort('blockedbyclient');
+        } else {
+          await route.fallback();
+        }
+      } catch {
+        // The page or context closed while the request was pending: nothing left to route.
+      }
+    };
+    await context.route(ROUTE_PATTERN, handler);
+    return {
+      blocked: () => blocked,
+      detach: () => context.unroute(ROUTE_PATTERN, handler),
+    };
+  }
+}
+
+/**
+ * Keeps the filters of the given categories that TrackerDB marks `trackerdb_filter`.
+ * `trackerdb_domain` entries are skipped: they attribute whole domains to an organisation (google.com,
+ * shopify.com, auth0.com ...) for statistics, and enforcing them would block content served from
+ * those domains (cdn.shopify.com images). Cosmetic (`##`) filters are skipped: only requests are blocked.
+ */
+export function selectTrackerFilters(text: string, categories: readonly string[]): string[] {
+  const wanted = new Set(categories);
+  const lines = text.split('\n');
+  const filters: string[] = [];
+  for (let i = 0; i < lines.length - 1; i += 1) {
+    const match = /^!.*\btrackerdb_category:(\S+)\s+trackerdb_filter\b/.exec(lines[i] ?? '');
+    if (!match?.[1] || !wanted.has(match[1])) continue;
+    const filter = (lines[i + 1] ?? '').trim();
+    if (filter === '' || filter.startsWith('!') || /#[@?$]?#/.test(filter)) continue;
+    filters.push(filter);
+  }
+  return filters;
+}
+
+/** Describes a routed Playwright request for {@link AdBlocker.shouldBlock}. */
+function describeRequest(request: PlaywrightRequest): BlockQuery {
+  const url = request.url();
+  const reported = request.resourceType();
+  const resourceType: BlockResourceType = isResourceType(reported) ? reported : 'other';
+  let frame: Frame | null = null;
+  try {
+    frame = request.frame();
+  } catch {
+    // Service-worker requests have no frame.
+  }
+  if (resourceType === 'document') {
+    const parent = frame?.parentFrame() ?? null;
+    if (!parent) return { url, sourceUrl: '', resourceType: 'document' };
+    return { url, sourceUrl: documentUrl(parent), resourceType: 'subdocument' };
+  }
+  return { url, sourceUrl: frame ? documentUrl(frame) : '', resourceType };
+}
+
+/**
+ * URL that decides first/third party for requests of a frame. about:blank and srcdoc frames (where
+ * ad scripts like to run) inherit their parent's origin, so the nearest http(s) ancestor is used.
+ */
+function documentUrl(frame: Frame): string {
+  for (let current: Frame | null = frame; current; current = current.parentFrame()) {
+    const url = current.url();
+    if (/^https?:/i.test(url)) return url;
+  }
+  return '';
+}
+
+function isResourceType(value: string): value is BlockResourceType {
+  return (RESOURCE_TYPES as readonly string[]).includes(value);
+}
+
+/** Playwright's names are the engine's, except frames (the engine's `document` is the top frame). */
+function toEngineType(type: BlockResourceType): RequestType {
+  if (type === 'document') return 'main_frame';
+  if (type === 'subdocument') return 'sub_frame';
+  return type;
+}
+
+/**
+ * `@ghostery/trackerdb` exports only its JS entry, so the list is found next to it
+ * (`dist/cjs/index.js` -> `dist/trackerdb.txt`).
+ */
+function trackerDbListPath(): string {
+  const entry = createRequire(import.meta.url).resolve('@ghostery/trackerdb');
+  return join(dirname(entry), '..', 'trackerdb.txt');
+}

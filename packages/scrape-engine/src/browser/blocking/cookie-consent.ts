@@ -1,0 +1,239 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import {
+  filterCompactRules,
+  type CompactCMPRuleset,
+  type Config,
+  type ConsentState,
+  type IndexedCMPRuleset,
+} from '@duckduckgo/autoconsent';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { judgeConsent, type ConsentSettlement, type FrameConsentState } from './consent-settlement.js';
+
+/** Files of `@duckduckgo/autoconsent` read once per process by {@link loadConsentAssets}. */
+export interface ConsentAssets {
+  /** `dist/autoconsent.playwright.js`: the content script injected into every frame. */
+  contentScript: string;
+  /** `rules/compact-rules.json`: the opt-out rules, filtered per frame before they are sent. */
+  rules: IndexedCMPRuleset;
+}
+
+/**
+ * How unknown banners (no CMP rule) are handled by autoconsent's text heuristics:
+ * `off`; `reject`: click a reject button only; `tier1`: also click an acknowledge-only button
+ * ("OK", "Got it") when the banner offers no reject and no settings. An "accept" button is never clicked.
+ */
+export type ConsentHeuristicMode = 'off' | 'reject' | 'tier1';
+
+/** Options of {@link attachConsentDismisser}. */
+export interface ConsentDismisserOptions {
+  /** Content script and rules, from {@link loadConsentAssets}. */
+  assets: ConsentAssets;
+  /** Handling of banners no rule knows. Default `tier1`. */
+  heuristicMode?: ConsentHeuristicMode;
+  /** CMP detection attempts after the first one (autoconsent's `detectRetries`). Default 20. */
+  detectRetries?: number;
+  /** Receives autoconsent's error reports and failures of the bridge; they never fail a scrape. */
+  onError?: (error: unknown) => void;
+}
+
+/** Options of {@link ConsentDismisser.waitForSettled}. */
+export interface WaitForConsentOptions {
+  /** Longest wait, ms. */
+  timeoutMs: number;
+  /** The scrape's deadline or cancellation; an abort ends the wait with outcome `aborted`. */
+  signal?: AbortSignal;
+}
+
+/** Cookie-consent handling of one browser context. */
+export interface ConsentDismisser {
+  /**
+   * Resolves once the consent flow of the page's current document is over (pop-up dismissed, failed,
+   * or none found) or the budget runs out. Never rejects.
+   */
+  waitForSettled(page: Page, options: WaitForConsentOptions): Promise<ConsentSettlement>;
+}
+
+/** Reads autoconsent's Playwright content script and compact rules (about 400 kB). */
+export async function loadConsentAssets(): Promise<ConsentAssets> {
+  const require = createRequire(import.meta.url);
+  // The package exports its CJS entry (dist/autoconsent.cjs.js); the content script sits next to it.
+  const scriptPath = join(dirname(require.resolve('@duckduckgo/autoconsent')), 'autoconsent.playwright.js');
+  const [contentScript, rulesText] = await Promise.all([
+    readFile(scriptPath, 'utf8'),
+    readFile(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
+  ]);
+  const rules = JSON.parse(rulesText) as IndexedCMPRuleset;
+  if (!Array.isArray(rules.r) || !Array.isArray(rules.s) || typeof rules.index !== 'object') {
+    throw new Error('unexpected format of @duckduckgo/autoconsent/rules/compact-rules.json');
+  }
+  return { contentScript, rules };
+}
+
+/**
+ * Runs DuckDuckGo's autoconsent in every frame of the context: it detects consent pop-ups of known
+ * CMPs (and, heuristically, unknown banners), opts out, preferring "reject", and hides what it cannot
+ * click. Call once per context, before its pages navigate.
+ */
+export async function attachConsentDismisser(
+  context: BrowserContext,
+  options: ConsentDismisserOptions,
+): Promise<ConsentDismisser> {
+  const bridge = new ConsentBridge(options);
+  // The binding must exist before the content script runs: the script reads it once, at start-up.
+  // Playwright installs context bindings ahead of init scripts in every new document.
+  await context.exposeBinding(BINDING_NAME, (source: { frame: Frame }, message: unknown) => bridge.receive(source.frame, message));
+  await context.addInitScript({ content: options.assets.contentScript });
+  return bridge;
+}
+
+const BINDING_NAME = 'autoconsentSendMessage';
+
+interface AutoconsentWindow {
+  autoconsentReceiveMessage?: (message: unknown) => Promise<void>;
+}
+
+/** Messages of the content script this bridge reads (see autoconsent's lib/messages.ts). */
+type PageMessage =
+  | { type: 'init'; url?: unknown }
+  | { type: 'report'; instanceId: string; state: ConsentState }
+  | { type: 'cmpDetected' | 'popupFound' | 'optOutResult' | 'autoconsentDone'; cmp?: unknown }
+  | { type: 'autoconsentError'; details?: unknown };
+
+class ConsentBridge implements ConsentDismisser {
+  private readonly frames = new WeakMap<Frame, FrameConsentState & { instanceId: string }>();
+  /** Waiters re-check on every report. */
+  private readonly listeners = new Set<() => void>();
+  private readonly config: Config;
+
+  constructor(private readonly options: ConsentDismisserOptions) {
+    const heuristicMode = options.heuristicMode ?? 'tier1';
+    this.config = {
+      enabled: true,
+      autoAction: 'optOut',
+      disabledCmps: [],
+      enablePrehide: true,
+      enableCosmeticRules: true,
+      enableGeneratedRules: true,
+      enableHeuristicDetection: heuristicMode !== 'off',
+      heuristicMode,
+      enablePopupMutationObserver: false,
+      detectRetries: options.detectRetries ?? 20,
+      // addInitScript runs the script in the page's main world: eval snippets run inline, so Node
+      // never evaluates code sent by a page.
+      isMainWorld: true,
+      prehideTimeout: 2000,
+      visualTest: false,
+      performanceLoggingEnabled: false,
+      heuristicPopupSearchTimeout: 100,
+      logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
+    };
+  }
+
+  /** Handles a message of a frame's content script. Pages can call the binding too: trust nothing. */
+  receive(frame: Frame, raw: unknown): void {
+    try {
+      if (typeof raw !== 'object' || raw === null || typeof (raw as { type?: unknown }).type !== 'string') return;
+      const message = raw as PageMessage;
+      switch (message.type) {
+        case 'init': {
+          const url = typeof message.url === 'string' ? message.url : frame.url();
+          // about:blank and srcdoc documents (a new page before its first navigation, ad slots) host
+          // no CMP; leaving their instance uninitialised saves sending them the rules.
+          if (/^https?:/i.test(url)) this.answerInit(frame, url);
+          return;
+        }
+        case 'report':
+          this.record(frame, message);
+          return;
+        case 'cmpDetected':
+        case 'popupFound':
+        case 'autoconsentDone': {
+          const state = this.frames.get(frame);
+          if (state && typeof message.cmp === 'string') state.cmp = message.cmp;
+          return;
+        }
+        case 'autoconsentError':
+          this.options.onError?.(message.details);
+          return;
+        default:
+          return;
+      }
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+  }
+
+  waitForSettled(page: Page, options: WaitForConsentOptions): Promise<ConsentSettlement> {
+    if (page.isClosed()) return Promise.resolve({ outcome: 'closed' });
+    const waitingSince = Date.now();
+    const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
+    const deadline = AbortSignal.any(signals);
+    return new Promise<ConsentSettlement>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (settlement: ConsentSettlement): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        deadline.removeEventListener('abort', onAbort);
+        page.off('close', onClose);
+        resolve(settlement);
+      };
+      const check = (): void => {
+        try {
+          const verdict = judgeConsent({ ...this.statesOf(page), waitingSince, now: Date.now() });
+          if (verdict.settled) return finish(verdict.settlement);
+          clearTimeout(timer);
+          if (verdict.recheckAt !== undefined) timer = setTimeout(check, Math.max(0, verdict.recheckAt - Date.now()));
+        } catch (error) {
+          this.options.onError?.(error);
+          finish({ outcome: 'none' });
+        }
+      };
+      const onAbort = (): void => finish({ outcome: options.signal?.aborted ? 'aborted' : 'timeout' });
+      const onClose = (): void => finish({ outcome: 'closed' });
+      if (deadline.aborted) return onAbort();
+      deadline.addEventListener('abort', onAbort, { once: true });
+      page.on('close', onClose);
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  private statesOf(page: Page): { main: FrameConsentState | undefined; children: FrameConsentState[] } {
+    const main = page.mainFrame();
+    const children: FrameConsentState[] = [];
+    for (const frame of page.frames()) {
+      const state = frame === main ? undefined : this.frames.get(frame);
+      if (state) children.push(state);
+    }
+    return { main: this.frames.get(main), children };
+  }
+
+  private record(frame: Frame, message: { instanceId: unknown; state: unknown }): void {
+    const lifecycle = (message.state as Partial<ConsentState> | null)?.lifecycle;
+    if (typeof message.instanceId !== 'string' || typeof lifecycle !== 'string') return;
+    const now = Date.now();
+    const previous = this.frames.get(frame);
+    if (previous?.instanceId === message.instanceId) {
+      if (previous.lifecycle !== lifecycle) previous.lifecycleSince = now;
+      previous.lifecycle = lifecycle;
+      previous.reportedAt = now;
+    } else {
+      // A new document in this frame: its flow starts over.
+      this.frames.set(frame, { instanceId: message.instanceId, lifecycle, cmp: undefined, reportedAt: now, lifecycleSince: now });
+    }
+    for (const listener of this.listeners) listener();
+  }
+
+  private answerInit(frame: Frame, url: string): void {
+    const rules: CompactCMPRuleset = filterCompactRules(this.options.assets.rules, { url, mainFrame: frame.parentFrame() === null });
+    const reply = { type: 'initResp', config: this.config, rules: { autoconsent: [], compact: rules } };
+    frame
+      .evaluate((message) => (globalThis as unknown as AutoconsentWindow).autoconsentReceiveMessage?.(message), reply)
+      .catch((error: unknown) => {
+        // The frame navigated away or closed before the answer arrived; its next document asks again.
+        if (!frame.isDetached()) this.options.onError?.(error);
+      });
+  }
+}

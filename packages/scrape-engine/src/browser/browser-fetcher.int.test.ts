@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { TrawlError, actionSchema, type ActionInput } from '@trawl/api-schema';
+import { FixtureSite } from '@trawl/testing';
+import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
+import { BrowserPool, childBrowserPids } from './browser-pool.js';
+
+jest.setTimeout(30_000);
+
+const site = new FixtureSite();
+const seen: Array<{ path: string; headers: Record<string, string | string[] | undefined> }> = [];
+let pool: BrowserPool;
+let fetcher: BrowserFetcher;
+
+function request(path: string, extra: Partial<BrowserFetchRequest> = {}): BrowserFetchRequest {
+  const timeoutMs = extra.timeoutMs ?? 20_000;
+  return { url: site.url(path), signal: AbortSignal.timeout(timeoutMs), timeoutMs, maxBytes: 5_000_000, ...extra };
+}
+
+const actions = (list: ActionInput[]) => list.map((a) => actionSchema.parse(a));
+
+function pngSize(buf: Buffer): { width: number; height: number } {
+  return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
+}
+
+beforeAll(async () => {
+  site
+    .route('/spa', (req, res) => {
+      seen.push({ path: '/spa', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>SPA</title></head><body><div id="root"></div>
+        <script>fetch('/api/items').then(r => r.json()).then(items => {
+          document.getElementById('root').innerHTML = '<h1>Rendered list</h1><ul>' + items.map(i => '<li>' + i + '</li>').join('') + '</ul>';
+        });</script></body></html>`);
+    })
+    .route('/api/items', (_req, res) => {
+      setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(['alpha', 'beta', 'gamma'])); }, 150).unref();
+    })
+    .page('/shadow', `<html><body><p>light text</p><my-card><span slot="title">Slotted title</span></my-card>
+      <script>customElements.define('my-card', class extends HTMLElement { constructor() { super();
+        this.attachShadow({mode: 'open'}).innerHTML = '<h2><slot name="title"></slot></h2><p>Shadow paragraph text</p>'; } });</script></body></html>`)
+    .route('/headers', (req, res) => {
+      seen.push({ path: '/headers', headers: req.headers });
+      res.writeHead(302, { location: '/headers-final' });
+      res.end();
+    })
+    .route('/headers-final', (req, res) => {
+      seen.push({ path: '/headers-final', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><meta name="viewport" content="width=device-width"></head><body><p id="ua"></p><script>document.getElementById('ua').textContent =
+        [navigator.userAgent, window.innerWidth, Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language, navigator.webdriver].join('|');</script></body></html>`);
+    })
+    .page('/actions', `<html><body>
+      <button id="reveal" onclick="document.getElementById('out').textContent = 'Revealed by click'">Reveal</button>
+      <p id="out"></p>
+      <form onsubmit="event.preventDefault(); document.getElementById('typed').textContent = 'Typed: ' + document.getElementById('q').value">
+        <input id="q" name="q"></form>
+      <p id="typed"></p>
+      <div id="later"></div>
+      <script>setTimeout(() => { document.getElementById('later').innerHTML = '<span class="late">Late element</span>'; }, 300);</script>
+      <div style="height: 3000px">tall</div>
+      <p id="bottom">Bottom</p>
+      <script>window.addEventListener('scroll', () => { if (!document.getElementById('more')) {
+        const p = document.createElement('p'); p.id = 'more'; p.textContent = 'Loaded on scroll'; document.body.appendChild(p); } });</script>
+      </body></html>`)
+    .route('/slow', (_req, res) => {
+      const t = setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>late</p>'); }, 5000);
+      res.on('close', () => clearTimeout(t));
+    })
+    .page('/storage', `<html><body><p id="v"></p><script>
+      document.getElementById('v').textContent = 'stored=' + localStorage.getItem('k');
+      localStorage.setItem('k', 'v1');</script></body></html>`)
+    .route('/json', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a":1}'); });
+  await site.start();
+  pool = new BrowserPool({ recycleAfterContexts: 6 });
+  fetcher = new BrowserFetcher({ pool, smartWaitMaxMs: 3000 });
+});
+
+afterAll(async () => {
+  await pool.close();
+  await site.stop();
+});
+
+describe('BrowserFetcher', () => {
+  it('renders JavaScript content after the smart wait', async () => {
+    const r = await fetcher.fetch(request('/spa'));
+    expect(r.statusCode).toBe(200);
+    expect(r.kind).toBe('html');
+    expect(r.text).toContain('<li>gamma</li>');
+    expect(r.text).toContain('Rendered list');
+  });
+
+  it('captures the content of open shadow roots with slotted nodes in place', async () => {
+    const r = await fetcher.fetch(request('/shadow'));
+    expect(r.text).toContain('Shadow paragraph text');
+    expect(r.text).toMatch(/<h2><span slot="title">Slotted title<\/span><\/h2>/);
+    expect(r.text).toContain('light text');
+  });
+
+  it('sends headers, a User-Agent and cookies that survive a redirect; reports the redirect chain', async () => {
+    seen.length = 0;
+    const r = await fetcher.fetch(request('/headers', { headers: { 'X-Custom': 'yes', Cookie: 'session=abc; theme=dark', 'User-Agent': 'TrawlTest/1.0' } }));
+    expect(r.url).toBe(site.url('/headers-final'));
+    expect(r.redirects).toEqual([site.url('/headers-final')]);
+    const first = seen.find((s) => s.path === '/headers');
+    const final = seen.find((s) => s.path === '/headers-final');
+    expect(first?.headers['x-custom']).toBe('yes');
+    expect(final?.headers.cookie).toBe('session=abc; theme=dark');
+    expect(final?.headers['user-agent']).toBe('TrawlTest/1.0');
+    expect(r.text).toContain('TrawlTest/1.0|1366|');
+  });
+
+  it('emulates a phone and a location (timezone, locale, Accept-Language)', async () => {
+    seen.length = 0;
+    const r = await fetcher.fetch(request('/headers', { mobile: true, location: { country: 'DE' } }));
+    const text = /<p id="ua">([^<]*)<\/p>/.exec(r.text ?? '')?.[1] ?? '';
+    const [ua, width, tz, lang] = text.split('|');
+    expect(ua).toContain('Mobile');
+    expect(Number(width)).toBe(412);
+    expect(tz).toBe('Europe/Berlin');
+    expect(lang).toBe('de-DE');
+    expect(r.timezone).toBe('Europe/Berlin');
+    expect(seen.find((s) => s.path === '/headers-final')?.headers['accept-language']).toBe('de-DE,de;q=0.9');
+  });
+
+  it('runs every action type in order and returns their outputs', async () => {
+    const r = await fetcher.fetch(request('/actions', {
+      actions: actions([
+        { type: 'wait', selector: '.late' },
+        { type: 'click', selector: '#reveal' },
+        { type: 'click', selector: '#q' },
+        { type: 'write', text: 'hello trawl' },
+        { type: 'press', key: 'Enter' },
+        { type: 'wait', milliseconds: 50 },
+        { type: 'scrape' },
+        { type: 'executeJavascript', script: 'document.title = "changed"; return document.querySelectorAll("p").length' },
+        { type: 'executeJavascript', script: 'document.getElementById("typed").textContent' },
+        { type: 'scroll', direction: 'down' },
+        { type: 'screenshot', fullPage: false },
+        { type: 'screenshot', quality: 50, viewport: { width: 800, height: 600 } },
+        { type: 'pdf', format: 'A4' },
+      ]),
+    }));
+    expect(r.text).toContain('Revealed by click');
+    expect(r.text).toContain('Typed: hello trawl');
+    expect(r.text).toContain('Loaded on scroll');
+    expect(r.actions?.scrapes).toHaveLength(1);
+    expect(r.actions?.scrapes[0]?.html).toContain('Typed: hello trawl');
+    expect(r.actions?.scrapes[0]?.url).toBe(site.url('/actions'));
+    expect(r.actions?.javascriptReturns).toEqual([{ type: 'number', value: 3 }, { type: 'string', value: 'Typed: hello trawl' }]);
+    const [png, jpeg] = r.actions?.screenshots ?? [];
+    expect(png?.contentType).toBe('image/png');
+    expect(pngSize(png!.data)).toEqual({ width: 1366, height: 768 });
+    expect(jpeg?.contentType).toBe('image/jpeg');
+    expect(jpeg?.data.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(r.actions?.pdfs[0]?.data.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('fails a click on a missing selector with a code, unless all is true', async () => {
+    const err = await fetcher.fetch(request('/actions', { actions: actions([{ type: 'click', selector: '#nope' }]) })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TrawlError);
+    expect((err as TrawlError).code).toBe('SCRAPE_ACTION_ELEMENT_NOT_FOUND');
+    expect((err as TrawlError).details).toMatchObject({ index: 0, selector: '#nope' });
+    const ok = await fetcher.fetch(request('/actions', { actions: actions([{ type: 'click', selector: '#nope', all: true }]) }));
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('reports a script error as SCRAPE_ACTION_FAILED with the action index', async () => {
+    const err = await fetcher.fetch(request('/actions', { actions: actions([{ type: 'wait', milliseconds: 1 }, { type: 'executeJavascript', script: 'throw new Error("boom")' }]) }))
+      .catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SCRAPE_ACTION_FAILED');
+    expect((err as TrawlError).details).toMatchObject({ index: 1, type: 'executeJavascript' });
+  });
+
+  it('takes a full-page screenshot for the screenshot format', async () => {
+    const r = await fetcher.fetch(request('/actions', { screenshot: { fullPage: true } }));
+    const size = pngSize(r.screenshot!.data);
+    expect(size.width).toBe(1366);
+    expect(size.height).toBeGreaterThan(3000);
+  });
+
+  it('times out with SCRAPE_TIMEOUT', async () => {
+    const err = await fetcher.fetch(request('/slow', { timeoutMs: 1500 })).catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SCRAPE_TIMEOUT');
+  });
+
+  it('returns non-HTML responses as served', async () => {
+    const r = await fetcher.fetch(request('/json'));
+    expect(r.kind).toBe('json');
+    expect(r.text).toBe('{"a":1}');
+  });
+
+  it('starts from a storage state and returns the new one', async () => {
+    const first = await fetcher.fetch(request('/storage', { captureStorageState: true }));
+    expect(first.text).toContain('stored=null');
+    const second = await fetcher.fetch(request('/storage', { storageState: first.storageState! }));
+    expect(second.text).toContain('stored=v1');
+  });
+
+  it('hides automation in the stealth browser', async () => {
+    const plain = await fetcher.fetch(request('/headers-final'));
+    const stealth = await fetcher.fetch(request('/headers-final', { stealth: true }));
+    expect(plain.text).toMatch(/\|true<\/p>/);
+    expect(stealth.text).toMatch(/\|false<\/p>/);
+  });
+
+  it('recovers from a browser crash mid-job and leaks no Chromium process', async () => {
+    const before = pool.stats().crashes;
+    const job = fetcher.fetch(request('/slow', { timeoutMs: 10_000 }));
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const pid of await childBrowserPids()) process.kill(pid, 'SIGKILL');
+    const err = await job.catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SCRAPE_BROWSER_CRASHED');
+    expect((err as TrawlError).retryable).toBe(true);
+    expect(pool.stats().crashes).toBeGreaterThan(before);
+    const again = await fetcher.fetch(request('/spa'));
+    expect(again.text).toContain('<li>alpha</li>');
+    await pool.close();
+    expect(await childBrowserPids()).toEqual([]);
+    pool = new BrowserPool();
+    fetcher = new BrowserFetcher({ pool, smartWaitMaxMs: 3000 });
+  });
+});

@@ -1,0 +1,31 @@
+import type { AdBlocker } from './blocking/ad-blocker.js';
+import { attachConsentDismisser, type ConsentAssets } from './blocking/cookie-consent.js';
+import type { BrowserPlugin } from './browser-fetcher.js';
+
+/** `blockAds`: ad and tracker requests aborted by the filter engine (attach it after other routes). */
+export function adBlockPlugin(blocker: AdBlocker): BrowserPlugin {
+  return {
+    name: 'adblock',
+    enabled: (req) => req.blockAds !== false,
+    async attach(context) {
+      await blocker.attach(context);
+      return {};
+    },
+  };
+}
+
+/** `blockAds`: cookie banners refused (or acknowledged) before capture, within the capture budget. */
+export function cookieConsentPlugin(assets: ConsentAssets, onError?: (err: unknown) => void): BrowserPlugin {
+  return {
+    name: 'cookie-consent',
+    enabled: (req) => req.blockAds !== false,
+    async attach(context) {
+      const dismisser = await attachConsentDismisser(context, { assets, ...(onError ? { onError } : {}) });
+      return {
+        async beforeCapture(page, { budgetMs, signal }) {
+          if (budgetMs > 0) await dismisser.waitForSettled(page, { timeoutMs: budgetMs, signal });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,280 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { TrawlError } from '@trawl/api-schema';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { addExtra } from 'playwright-extra';
+import StealthPlugin from 'puppeteer-extra-plugin-stealth';
+
+/**
+ * `standard`: plain Chromium. `stealth`: Chromium launched through playwright-extra with the stealth
+ * plugin (the `enhanced` proxy tier), which hides the automation tells anti-bot scripts look for.
+ */
+export type BrowserFlavor = 'standard' | 'stealth';
+
+/** Flags every Chromium gets: no sandbox (containers), no GPU, no background traffic of its own. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+  // Chromium never proxies loopback by default; the egress proxy must see every connection.
+  '--proxy-bypass-list=<-loopback>',
+];
+
+/** Options of {@link BrowserPool}. */
+export interface BrowserPoolOptions {
+  /** Chromium binary. Default `/usr/bin/chromium` (Debian's). */
+  executablePath?: string;
+  /** A browser is replaced once it has served this many contexts (jobs). Default 200. */
+  recycleAfterContexts?: number;
+  /** A browser is replaced once its process tree uses more than this much memory, bytes. Default 1.5 GiB. */
+  recycleAboveRssBytes?: number;
+  /** Extra Chromium flags (tests map host names with `--host-resolver-rules`). Default none. */
+  extraArgs?: readonly string[];
+  /** Time allowed for Chromium to start, ms. Default 30000. */
+  launchTimeoutMs?: number;
+  /** Called when a browser crashed or was recycled (metrics and logs). */
+  onEvent?: (event: BrowserPoolEvent) => void;
+}
+
+export type BrowserPoolEvent =
+  | { type: 'launched'; flavor: BrowserFlavor; pid: number | undefined; ms: number }
+  | { type: 'crashed'; flavor: BrowserFlavor; pid: number | undefined }
+  | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' };
+
+/** Counters of the pool, for metrics and tests. */
+export interface BrowserPoolStats {
+  browsers: number;
+  contexts: number;
+  launches: number;
+  crashes: number;
+  recycles: number;
+}
+
+interface BrowserEntry {
+  flavor: BrowserFlavor;
+  browser: Promise<Browser>;
+  pid: number | undefined;
+  active: number;
+  served: number;
+  retiring: boolean;
+  crashed: boolean;
+  closing: boolean;
+}
+
+const stealthChromium = (() => {
+  let launcher: ReturnType<typeof addExtra<typeof chromium>> | undefined;
+  return () => {
+    if (!launcher) {
+      launcher = addExtra(chromium);
+      launcher.use(StealthPlugin());
+    }
+    return launcher;
+  };
+})();
+
+/**
+ * Chromium browsers shared by the jobs of one worker: a fresh context per job (no state leaks between
+ * jobs or teams), browsers replaced after a number of contexts or when their memory grows, and
+ * relaunched after a crash. Every context is closed whatever the job's outcome, and a browser being
+ * retired closes once its last context does, so no Chromium process outlives its use.
+ */
+export class BrowserPool {
+  private readonly executablePath: string;
+  private readonly recycleAfterContexts: number;
+  private readonly recycleAboveRssBytes: number;
+  private readonly extraArgs: readonly string[];
+  private readonly launchTimeoutMs: number;
+  private readonly current = new Map<BrowserFlavor, BrowserEntry>();
+  private readonly entries = new Set<BrowserEntry>();
+  private readonly counters = { launches: 0, crashes: 0, recycles: 0 };
+  private closed = false;
+
+  constructor(private readonly options: BrowserPoolOptions = {}) {
+    this.executablePath = options.executablePath ?? '/usr/bin/chromium';
+    this.recycleAfterContexts = options.recycleAfterContexts ?? 200;
+    this.recycleAboveRssBytes = options.recycleAboveRssBytes ?? 1.5 * 1024 ** 3;
+    this.extraArgs = options.extraArgs ?? [];
+    this.launchTimeoutMs = options.launchTimeoutMs ?? 30_000;
+  }
+
+  /**
+   * Runs `fn` with a new context of a browser of `flavor`; the context is closed afterwards, and at
+   * once when `signal` fires (pending page calls then reject). A crash of the browser during `fn`
+   * surfaces as a retryable SCRAPE_BROWSER_CRASHED.
+   */
+  async withContext<T>(
+    opts: { flavor: BrowserFlavor; contextOptions: BrowserContextOptions; signal: AbortSignal },
+    fn: (context: BrowserContext) => Promise<T>,
+  ): Promise<T> {
+    if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'The browser pool is shutting down', { retryable: true });
+    opts.signal.throwIfAborted();
+    const entry = this.acquire(opts.flavor);
+    let context: BrowserContext | undefined;
+    const onAbort = () => { void context?.close().catch(() => undefined); };
+    try {
+      const browser = await entry.browser;
+      context = await browser.newContext(opts.contextOptions);
+      opts.signal.addEventListener('abort', onAbort, { once: true });
+      opts.signal.throwIfAborted();
+      return await fn(context);
+    } catch (err) {
+      if (opts.signal.aborted) throw opts.signal.reason;
+      if (entry.crashed) {
+        throw new TrawlError('SCRAPE_BROWSER_CRASHED', 'The browser crashed during the scrape', { retryable: true, cause: err });
+      }
+      throw err;
+    } finally {
+      opts.signal.removeEventListener('abort', onAbort);
+      await context?.close().catch(() => undefined);
+      await this.releaseEntry(entry);
+    }
+  }
+
+  stats(): BrowserPoolStats {
+    let contexts = 0;
+    for (const e of this.entries) contexts += e.active;
+    return { browsers: this.entries.size, contexts, ...this.counters };
+  }
+
+  /** Closes every browser (waiting for none of the running jobs: their contexts die with it). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.entries].map((e) => this.closeEntry(e)));
+  }
+
+  private acquire(flavor: BrowserFlavor): BrowserEntry {
+    let entry = this.current.get(flavor);
+    if (!entry || entry.crashed || entry.retiring) {
+      entry = this.launch(flavor);
+      this.current.set(flavor, entry);
+    }
+    entry.active += 1;
+    entry.served += 1;
+    if (entry.served >= this.recycleAfterContexts) this.retire(entry, 'contexts');
+    return entry;
+  }
+
+  private launch(flavor: BrowserFlavor): BrowserEntry {
+    const started = Date.now();
+    const launcher = flavor === 'stealth' ? stealthChromium() : chromium;
+    const entry: BrowserEntry = {
+      flavor, pid: undefined, active: 0, served: 0, retiring: false, crashed: false, closing: false,
+      browser: Promise.resolve(undefined as unknown as Browser),
+    };
+    entry.browser = launcher
+      .launch({
+        executablePath: this.executablePath,
+        args: [...CHROMIUM_ARGS, ...this.extraArgs],
+        timeout: this.launchTimeoutMs,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      })
+      .then(async (browser: Browser) => {
+        const known = new Set([...this.entries].map((e) => e.pid));
+        entry.pid = (await childBrowserPids()).find((pid) => !known.has(pid));
+        this.counters.launches += 1;
+        this.options.onEvent?.({ type: 'launched', flavor, pid: entry.pid, ms: Date.now() - started });
+        browser.on('disconnected', () => {
+          if (entry.closing) return;
+          entry.crashed = true;
+          this.counters.crashes += 1;
+          this.options.onEvent?.({ type: 'crashed', flavor, pid: entry.pid });
+          if (this.current.get(flavor) === entry) this.current.delete(flavor);
+          this.entries.delete(entry);
+        });
+        return browser;
+      });
+    // A failed launch must not poison later jobs: forget the entry so the next job launches anew.
+    entry.browser.catch(() => {
+      entry.crashed = true;
+      this.entries.delete(entry);
+      if (this.current.get(flavor) === entry) this.current.delete(flavor);
+    });
+    this.entries.add(entry);
+    return entry;
+  }
+
+  private retire(entry: BrowserEntry, reason: 'contexts' | 'memory'): void {
+    if (entry.retiring) return;
+    entry.retiring = true;
+    this.counters.recycles += 1;
+    this.options.onEvent?.({ type: 'recycled', flavor: entry.flavor, reason });
+    if (this.current.get(entry.flavor) === entry) this.current.delete(entry.flavor);
+  }
+
+  private async releaseEntry(entry: BrowserEntry): Promise<void> {
+    entry.active -= 1;
+    if (!entry.retiring && !entry.crashed && entry.pid !== undefined && entry.served % 10 === 0) {
+      const rss = await processTreeRss(entry.pid);
+      if (rss > this.recycleAboveRssBytes) this.retire(entry, 'memory');
+    }
+    if ((entry.retiring || this.closed) && entry.active === 0) await this.closeEntry(entry);
+  }
+
+  private async closeEntry(entry: BrowserEntry): Promise<void> {
+    if (entry.closing) return;
+    entry.closing = true;
+    this.entries.delete(entry);
+    const browser = await entry.browser.catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Chromium processes that are direct children of this process, by pid. Playwright does not expose the
+ * pid of a launched browser, so a new browser is found as the child that was not there before.
+ */
+export async function childBrowserPids(): Promise<number[]> {
+  const out: number[] = [];
+  for (const proc of await readProcTable()) {
+    if (proc.ppid === process.pid && /chrom/i.test(proc.name)) out.push(proc.pid);
+  }
+  return out;
+}
+
+interface ProcEntry { pid: number; ppid: number; name: string; rssBytes: number }
+
+async function readProcTable(): Promise<ProcEntry[]> {
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const out: ProcEntry[] = [];
+  await Promise.all(names.filter((n) => /^\d+$/.test(n)).map(async (n) => {
+    try {
+      const status = await readFile(`/proc/${n}/status`, 'utf8');
+      const ppid = /^PPid:\s+(\d+)/m.exec(status);
+      const vm = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+      const name = /^Name:\s+(.*)$/m.exec(status);
+      out.push({ pid: Number(n), ppid: Number(ppid?.[1] ?? 0), name: name?.[1] ?? '', rssBytes: Number(vm?.[1] ?? 0) * 1024 });
+    } catch {
+      // The process exited while we read.
+    }
+  }));
+  return out;
+}
+
+/**
+ * Resident memory of a process and all its descendants (Chromium's renderers and helpers), bytes,
+ * read from /proc. 0 where /proc is unavailable.
+ */
+export async function processTreeRss(rootPid: number): Promise<number> {
+  const table = await readProcTable();
+  const parent = new Map(table.map((p) => [p.pid, p.ppid]));
+  const rss = new Map(table.map((p) => [p.pid, p.rssBytes]));
+  let total = 0;
+  for (const pid of rss.keys()) {
+    let p: number | undefined = pid;
+    for (let hops = 0; p !== undefined && p > 1 && hops < 64; hops += 1) {
+      if (p === rootPid) { total += rss.get(pid) ?? 0; break; }
+      p = parent.get(p);
+    }
+  }
+  return total;
+}

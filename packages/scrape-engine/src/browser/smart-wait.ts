@@ -1,0 +1,93 @@
+import type { BrowserContext, Page, Request } from 'playwright-core';
+
+/** Options of {@link waitForQuiet}. */
+export interface QuietOptions {
+  /** Most time to spend waiting, ms. */
+  budgetMs: number;
+  /** The network is quiet after this long without a request in flight, ms. Default 500. */
+  networkQuietMs?: number;
+  /** The DOM is stable after this long without a mutation, ms. Default 300. */
+  domQuietMs?: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Counts a context's requests in flight. Long-lived requests (event streams, long polls) would keep
+ * the network "busy" forever, so requests older than `staleAfterMs` stop counting.
+ */
+export class NetworkTracker {
+  private readonly inFlight = new Map<Request, number>();
+  private lastActivity = Date.now();
+
+  constructor(context: BrowserContext, private readonly staleAfterMs = 5000) {
+    context.on('request', (r) => { this.inFlight.set(r, Date.now()); this.lastActivity = Date.now(); });
+    const done = (r: Request) => { this.inFlight.delete(r); this.lastActivity = Date.now(); };
+    context.on('requestfinished', done);
+    context.on('requestfailed', done);
+  }
+
+  /** Requests in flight that are not stale. */
+  busy(now = Date.now()): number {
+    let n = 0;
+    for (const started of this.inFlight.values()) if (now - started < this.staleAfterMs) n += 1;
+    return n;
+  }
+
+  /** ms since the last request started or ended. */
+  idleFor(now = Date.now()): number {
+    return now - this.lastActivity;
+  }
+}
+
+/** Page-side: resolves once no DOM mutation happened for `quiet` ms, or after `max` ms. */
+const DOM_STABLE = String.raw`([quiet, max]) => new Promise((resolve) => {
+  let timer;
+  const started = Date.now();
+  const done = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(Date.now() - started); };
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quiet); });
+  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  timer = setTimeout(done, quiet);
+  const cap = setTimeout(done, max);
+})`;
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) { reject(signal.reason as Error); return; }
+    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal.reason as Error); };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The smart wait before capture: until the network has been quiet and the DOM stable for a moment,
+ * bounded by `budgetMs`. Returns the time spent. Never throws for a page that keeps changing; only
+ * the signal ends it early.
+ */
+export async function waitForQuiet(page: Page, network: NetworkTracker, opts: QuietOptions): Promise<number> {
+  const started = Date.now();
+  const deadline = started + Math.max(0, opts.budgetMs);
+  const networkQuietMs = opts.networkQuietMs ?? 500;
+  const domQuietMs = opts.domQuietMs ?? 300;
+  while (Date.now() < deadline) {
+    opts.signal.throwIfAborted();
+    if (network.busy() === 0 && network.idleFor() >= networkQuietMs) break;
+    await delay(Math.min(50, Math.max(1, deadline - Date.now())), opts.signal);
+  }
+  const left = deadline - Date.now();
+  if (left > 0) {
+    // The page-side observer caps itself at `left`; the local timer covers a page whose main thread
+    // is stuck (the evaluate would never answer). Whichever ends first cancels the other's timer.
+    const stop = new AbortController();
+    const bounded = AbortSignal.any([opts.signal, stop.signal]);
+    await Promise.race([
+      page.evaluate(`(${DOM_STABLE})(${JSON.stringify([domQuietMs, left])})`).catch(() => undefined),
+      delay(left + 50, bounded).catch(() => undefined),
+    ]);
+    stop.abort();
+    opts.signal.throwIfAborted();
+  }
+  return Date.now() - started;
+}
+
+export { delay as abortableDelay };
