@@ -132,7 +132,7 @@ const compose = YAML.parse(composeText, { merge: true }) as Compose;
 const dockerfileText = read('infra/docker/Dockerfile');
 const dockerfile = parseDockerfile(dockerfileText);
 const stageByName = new Map(dockerfile.stages.map((s) => [s.name, s]));
-const configText = ['apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts'].map(read).join('\n');
+const configText = ['apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/blob-store/src/blob-store-env.ts'].map(read).join('\n');
 /** A variable the code reads: a key of one of the zod config schemas. */
 const codeReads = (name: string) => new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);
 const workerRoles = [...(/WORKER_ROLES\s*=\s*\[([^\]]*)\]/.exec(read('apps/worker/src/config.ts'))?.[1] ?? '').matchAll(/'([^']+)'|"([^"]+)"/g)].map(

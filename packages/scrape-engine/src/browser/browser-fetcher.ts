@@ -264,10 +264,9 @@ export class BrowserFetcher implements Fetcher {
       };
     }
     const budget = (ms: number) => Math.max(0, Math.min(ms, ctx.remaining() - CAPTURE_RESERVE_MS));
-    // Plugins (cookie banners) settle while the page does, not after it.
-    const settling = Promise.all(ctx.sessions.map((s) => s.beforeCapture?.(page, { budgetMs: budget(4000), signal: req.signal })));
     await waitForQuiet(page, network, { budgetMs: budget(this.smartWaitMaxMs), signal: req.signal });
-    await settling;
+    // Plugins (cookie banners) finish what they found while the page settled.
+    for (const session of ctx.sessions) await session.beforeCapture?.(page, { budgetMs: budget(5000), signal: req.signal });
     if (req.waitForMs) await abortableDelay(budget(req.waitForMs), req.signal);
     const actions = req.actions?.length
       ? await runActions(req.actions, { page, network, signal: req.signal, remaining: ctx.remaining })

@@ -23,7 +23,8 @@ export function cookieConsentPlugin(assets: ConsentAssets, onError?: (err: unkno
       const dismisser = await attachConsentDismisser(context, { assets, ...(onError ? { onError } : {}) });
       return {
         async beforeCapture(page, { budgetMs, signal }) {
-          if (budgetMs > 0) await dismisser.waitForSettled(page, { timeoutMs: budgetMs, signal });
+          // Called once the page settled: wait only for a detected CMP or a running opt-out.
+          if (budgetMs > 0) await dismisser.waitForSettled(page, { timeoutMs: budgetMs, signal, searchQuietMs: 0 });
         },
       };
     },

@@ -62,8 +62,14 @@ export function judgeConsent(input: {
   /** When the caller started waiting, ms since epoch. */
   waitingSince: number;
   now: number;
+  /**
+   * How long a detection still searching must stay quiet to count as "no pop-up". Default
+   * {@link SEARCH_QUIET_MS}; 0 when the caller already waited for the page to settle.
+   */
+  searchQuietMs?: number;
 }): ConsentVerdict {
   const { main, children, waitingSince, now } = input;
+  const searchQuietMs = input.searchQuietMs ?? SEARCH_QUIET_MS;
   const frames = main ? [main, ...children] : children;
   if (frames.some((frame) => WORKING.has(frame.lifecycle))) return { settled: false, recheckAt: undefined };
 
@@ -73,7 +79,7 @@ export function judgeConsent(input: {
 
   if (!main) {
     // No report from the page yet: the script may be starting, or it cannot run in this document.
-    const quietUntil = waitingSince + SEARCH_QUIET_MS;
+    const quietUntil = waitingSince + searchQuietMs;
     return now >= quietUntil ? finishedWithoutPopup() : { settled: false, recheckAt: quietUntil };
   }
   if (DISMISSED.has(main.lifecycle) || FAILED.has(main.lifecycle)) return settledFrom(main);
@@ -83,7 +89,7 @@ export function judgeConsent(input: {
     return now >= popupDeadline ? finishedWithoutPopup() : { settled: false, recheckAt: popupDeadline };
   }
   // loading, initialized, waitingForInitResponse, started: detection is running.
-  const searchQuietUntil = main.reportedAt + SEARCH_QUIET_MS;
+  const searchQuietUntil = Math.min(main.reportedAt + SEARCH_QUIET_MS, waitingSince + searchQuietMs);
   return now >= searchQuietUntil ? finishedWithoutPopup() : { settled: false, recheckAt: searchQuietUntil };
 }
 

@@ -44,6 +44,12 @@ export interface WaitForConsentOptions {
   timeoutMs: number;
   /** The scrape's deadline or cancellation; an abort ends the wait with outcome `aborted`. */
   signal?: AbortSignal;
+  /**
+   * Quiet time after which a detection that is still searching counts as "no pop-up", ms. Default
+   * 1500; pass 0 when the page has already settled (the browser engine's smart wait): then only a
+   * detected CMP or a running opt-out is waited for.
+   */
+  searchQuietMs?: number;
 }
 
 /** Cookie-consent handling of one browser context. */
@@ -181,7 +187,10 @@ class ConsentBridge implements ConsentDismisser {
       };
       const check = (): void => {
         try {
-          const verdict = judgeConsent({ ...this.statesOf(page), waitingSince, now: Date.now() });
+          const verdict = judgeConsent({
+            ...this.statesOf(page), waitingSince, now: Date.now(),
+            ...(options.searchQuietMs !== undefined ? { searchQuietMs: options.searchQuietMs } : {}),
+          });
           if (verdict.settled) return finish(verdict.settlement);
           clearTimeout(timer);
           if (verdict.recheckAt !== undefined) timer = setTimeout(check, Math.max(0, verdict.recheckAt - Date.now()));
