@@ -69,24 +69,27 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, opts: Qu
   const deadline = started + Math.max(0, opts.budgetMs);
   const networkQuietMs = opts.networkQuietMs ?? 500;
   const domQuietMs = opts.domQuietMs ?? 300;
-  while (Date.now() < deadline) {
-    opts.signal.throwIfAborted();
-    if (network.busy() === 0 && network.idleFor() >= networkQuietMs) break;
-    await delay(Math.min(50, Math.max(1, deadline - Date.now())), opts.signal);
-  }
-  const left = deadline - Date.now();
-  if (left > 0) {
-    // The page-side observer caps itself at `left`; the local timer covers a page whose main thread
-    // is stuck (the evaluate would never answer). Whichever ends first cancels the other's timer.
-    const stop = new AbortController();
-    const bounded = AbortSignal.any([opts.signal, stop.signal]);
-    await Promise.race([
-      page.evaluate(`(${DOM_STABLE})(${JSON.stringify([domQuietMs, left])})`).catch(() => undefined),
-      delay(left + 50, bounded).catch(() => undefined),
-    ]);
+  if (deadline <= started) return 0;
+  // Both conditions are watched at once: the wait ends when the later of the two is met, not after
+  // their sum. The page-side observer caps itself at the budget; the local timer covers a page whose
+  // main thread is stuck (the evaluate would never answer). Whichever ends first cancels the other.
+  const stop = new AbortController();
+  const bounded = AbortSignal.any([opts.signal, stop.signal]);
+  const domStable = Promise.race([
+    page.evaluate(`(${DOM_STABLE})(${JSON.stringify([domQuietMs, opts.budgetMs])})`).catch(() => undefined),
+    delay(opts.budgetMs + 50, bounded).catch(() => undefined),
+  ]);
+  try {
+    while (Date.now() < deadline) {
+      opts.signal.throwIfAborted();
+      if (network.busy() === 0 && network.idleFor() >= networkQuietMs) break;
+      await delay(Math.min(50, Math.max(1, deadline - Date.now())), opts.signal);
+    }
+    await domStable;
+  } finally {
     stop.abort();
-    opts.signal.throwIfAborted();
   }
+  opts.signal.throwIfAborted();
   return Date.now() - started;
 }
 
