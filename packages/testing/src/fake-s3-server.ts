@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { listenOnLoopback } from './listen.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** An object held by {@link FakeS3Server}. */
@@ -97,9 +98,7 @@ export class FakeS3Server {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    const addr = this.server.address();
-    this.port = typeof addr === 'object' && addr ? addr.port : 0;
+    this.port = await listenOnLoopback(this.server);
     return this;
   }
 

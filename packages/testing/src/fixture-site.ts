@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { listenOnLoopback } from './listen.js';
 
 export type FixtureHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -44,9 +45,7 @@ export class FixtureSite {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    const addr = this.server.address();
-    this.port = typeof addr === 'object' && addr ? addr.port : 0;
+    this.port = await listenOnLoopback(this.server);
     return this;
   }
 

@@ -19,8 +19,6 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-sync',
   '--no-first-run',
   '--disable-dev-shm-usage',
-  // Chromium never proxies loopback by default; the egress proxy must see every connection.
-  '--proxy-bypass-list=<-loopback>',
 ];
 
 /** Options of {@link BrowserPool}. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ForwardProxyFixture } from '@trawl/testing';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../browser/browser-pool.js';
 import { TargetGuard } from '../target-guard.js';
 import { startServer, type LocalServer } from '../http/__fixtures__/local-server.js';
 import { EgressProxy, egressContextProxy } from './egress-proxy.js';
@@ -14,8 +15,7 @@ const CHROMIUM = '/usr/bin/chromium';
 // 127.0.0.2, exempted, plays a public site; 127.0.0.1 stays blocked.
 const PUBLIC_IP = '127.0.0.2';
 // No launch-level proxy: each context gets its own egress route.
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run'];
+const ARGS = [...CHROMIUM_ARGS];
 
 const endpoint = (url: string): ProxyEndpoint => {
   const [first] = parseProxyList(url);

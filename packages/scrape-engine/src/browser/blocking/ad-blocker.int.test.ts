@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../browser-pool.js';
 import { AdBlocker } from './ad-blocker.js';
 
 // Every host name resolves to the fixture server, so the server's hit counts prove which requests
@@ -41,15 +42,7 @@ beforeAll(async () => {
   blocker = await AdBlocker.load();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--host-resolver-rules=MAP * 127.0.0.1',
-    ],
+    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP * 127.0.0.1'],
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../browser-pool.js';
 import { attachConsentDismisser, loadConsentAssets, type ConsentAssets } from './cookie-consent.js';
 
 // A page reproducing OneTrust's banner the way its SDK serves it: markup injected by a script after
@@ -52,7 +53,7 @@ beforeAll(async () => {
   assets = await loadConsentAssets();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [...CHROMIUM_ARGS],
   });
 });
 
