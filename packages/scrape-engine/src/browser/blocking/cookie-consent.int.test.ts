@@ -119,9 +119,10 @@ describe('attachConsentDismisser (real Chromium)', () => {
     await page.goto(site.url('/plain.html'), { waitUntil: 'commit' });
 
     const aborted = await consent.waitForSettled(page, { timeoutMs: 20_000, signal: AbortSignal.abort() });
-    const waiting = consent.waitForSettled(page, { timeoutMs: 20_000 });
-    await page.close();
-    const closed = await waiting;
+    // A long quiet period: only the close can end this wait (closing a page that is still starting
+    // its content script can take seconds in Chromium).
+    const waiting = consent.waitForSettled(page, { timeoutMs: 25_000, searchQuietMs: 25_000 });
+    const [closed] = await Promise.all([waiting, page.close()]);
     await context.close();
 
     expect(aborted).toEqual({ outcome: 'aborted' });
