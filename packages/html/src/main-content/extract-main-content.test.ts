@@ -86,6 +86,19 @@ describe('extractMainContent', () => {
     expect(text).toContain('Visible prose');
   });
 
+  const prose = (word: string, n: number): string => `${word} is a sentence of the story, with a clause and a point. `.repeat(n);
+  const nav = '<nav><a href="/">Home</a> <a href="/a">About</a> <a href="/b">Blog</a></nav>';
+
+  it('reads an id made from the section heading as a topic, not a role', () => {
+    const section = (id: string, title: string, word: string): string => `<div id="${id}"><h2>${title}</h2><p>${prose(word, 3)}</p></div>`;
+    const { text } = mainText(`<body>${nav}<article>${section('getting-started-with-the-tool', 'Getting started with the tool', 'Start')}
+      ${section('working-with-other-people', 'Working with other people', 'Work')}
+      ${section('sharing-with-multiple-developers-today', 'Sharing with multiple developers today', 'Sharing')}
+      ${section('final-words-about-it', 'Final words about it', 'End')}</article></body>`);
+    expect(text).toContain('Sharing with multiple developers today');
+    expect(text).toContain('Sharing is a sentence');
+  });
+
   it('survives very deep nesting', () => {
     const html = `<body>${'<div><span>'.repeat(5000)}deep text${'</span></div>'.repeat(5000)}</body>`;
     expect(() => mainText(html)).not.toThrow();
