@@ -88,6 +88,23 @@ describe('extractMainContent', () => {
 
   const prose = (word: string, n: number): string => `${word} is a sentence of the story, with a clause and a point. `.repeat(n);
   const nav = '<nav><a href="/">Home</a> <a href="/a">About</a> <a href="/b">Blog</a></nav>';
+  const teasers = Array.from({ length: 6 }, (_, i) =>
+    `<li><h3><a href="/story-${i}">Headline number ${i} of another story</a></h3><p>${prose(`Summary ${i}`, 3)}</p></li>`).join('');
+
+  it('drops a stream of teasers (linked headline + summary) that outweighs the article', () => {
+    const { text } = mainText(`<body>${nav}<div><article><h1>The story</h1><p>${prose('Alpha', 4)}</p>
+      <p>${prose('Beta', 4)}</p></article><div><h2>More stories</h2><ul>${teasers}</ul></div></div></body>`);
+    expect(text).toContain('Alpha is a sentence');
+    expect(text).toContain('Beta is a sentence');
+    expect(text).not.toContain('Summary 0');
+    expect(text).not.toContain('Headline number 5');
+  });
+
+  it('keeps teasers that are the page (a listicle with a short intro)', () => {
+    const { text } = mainText(`<body>${nav}<div><p>${prose('Intro', 1)}</p><ul>${teasers}</ul></div></body>`);
+    expect(text).toContain('Headline number 0');
+    expect(text).toContain('Summary 5');
+  });
 
   it('reads an id made from the section heading as a topic, not a role', () => {
     const section = (id: string, title: string, word: string): string => `<div id="${id}"><h2>${title}</h2><p>${prose(word, 3)}</p></div>`;

@@ -3,6 +3,7 @@ import { relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
+import { discountTeaserLists } from './teaser-lists.js';
 
 /** Options of {@link extractMainContent}. */
 export interface MainContentOptions {
@@ -73,11 +74,11 @@ function isBoilerplate(el: Element, hint: HintKind): boolean {
 
 /**
  * Removes boilerplate inside the chosen content: structural/hinted boilerplate that scores no
- * better than zero (share bars, tag lists, comment sections, newsletter forms) and, when `links` is
- * set, link-dense blocks that score negatively (related-article lists). An element holding more
- * than half of the content's positive score is never removed.
+ * better than zero (share bars, tag lists, comment sections, newsletter forms), the `teasers` lists
+ * and, when `links` is set, link-dense blocks that score negatively (related-article lists). An
+ * element holding more than half of the content's positive score is never removed.
  */
-function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): void {
+function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teasers?: Uint8Array }): void {
   let rootPositive = 0;
   if (rootIdx >= 0) rootPositive = tree.positive[rootIdx] as number;
   else for (let i = 0; i < tree.elements.length; i++) if (tree.parent[i] === -1) rootPositive += tree.positive[i] as number;
@@ -91,6 +92,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): voi
     let drop = false;
     if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
     else if (tree.hint[j] === 'comment') drop = true;
+    else if (opts.teasers?.[j] === 1) drop = true;
     else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
     else if (opts.links && score < 0 && ld > 0.5) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
@@ -134,10 +136,11 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   const tree = scoreTree(body);
   // Hidden elements and form controls never carry readable content.
   for (const el of tree.invisible) removeNode(el);
+  const teasers = discountTeaserLists(tree);
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, picked);
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);
-  prune(tree, best, { links: true });
+  prune(tree, best, { links: true, teasers });
   const el = tree.elements[best] as Element;
   let doc: Document;
   if (el === body) {
