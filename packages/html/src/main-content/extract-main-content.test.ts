@@ -106,6 +106,24 @@ describe('extractMainContent', () => {
     expect(text).toContain('Summary 5');
   });
 
+  it('keeps link-only cells of a table and linked items of a list in the content', () => {
+    const rows = Array.from({ length: 4 }, (_, i) => `<tr><td><a href="/film-${i}">Film ${i}</a></td><td>${prose(`Plot ${i}`, 1)}</td></tr>`).join('');
+    const refs = `<ol><li>${prose('Note', 1)}</li><li><a href="https://a.example/x">A cited source with a long title</a> (2020)</li></ol>`;
+    const { text } = mainText(`<body>${nav}<article><p>${prose('Alpha', 3)}</p><table>${rows}</table>${refs}
+      <p>${prose('Beta', 2)}</p></article></body>`);
+    expect(text).toContain('Film 0 Plot 0');
+    expect(text).toContain('Film 3 Plot 3');
+    expect(text).toContain('A cited source with a long title (2020)');
+  });
+
+  it('keeps the title around a content of one paragraph', () => {
+    const { text } = mainText(`<body>${nav}<div><h1>The title of the fable</h1><p>${prose('Dog', 5)}</p></div>
+      <div><a href="/1">One</a> <a href="/2">Two</a> <a href="/3">Three</a></div></body>`);
+    expect(text).toContain('The title of the fable');
+    expect(text).toContain('Dog is a sentence');
+    expect(text).not.toContain('Three');
+  });
+
   it('reads an id made from the section heading as a topic, not a role', () => {
     const section = (id: string, title: string, word: string): string => `<div id="${id}"><h2>${title}</h2><p>${prose(word, 3)}</p></div>`;
     const { text } = mainText(`<body>${nav}<article>${section('getting-started-with-the-tool', 'Getting started with the tool', 'Start')}

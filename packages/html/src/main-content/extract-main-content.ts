@@ -41,6 +41,14 @@ function pickBest(tree: ScoredTree): number {
 
 const HEADING = /^h[1-6]$/;
 
+/**
+ * Parts of tables and lists: link density judges a table or a list as a whole (a row of link cells or
+ * a reference made of links belongs to it). Hints still remove parts, and their contents are pruned.
+ */
+const WHOLE_PARTS: ReadonlySet<string> = new Set([
+  'tr', 'td', 'th', 'tbody', 'thead', 'tfoot', 'li', 'dt', 'dd',
+]);
+
 /** A hinted boilerplate element holding less than this share of the content's prose is removed. */
 const NEG_KEEP_SHARE = 0.25;
 
@@ -59,6 +67,8 @@ function narrow(tree: ScoredTree, best: number): number {
     let next = -1;
     for (let j = cur + 1; j < end; j += tree.size[j] as number) {
       if ((tree.positive[j] as number) >= total * CORE_SHARE && (tree.score[j] as number) > 0) {
+        // Never down to one paragraph: the content is more than one block (title, byline, figures).
+        if ((tree.elements[j] as Element).name === 'p') return cur;
         next = j;
         break;
       }
@@ -66,6 +76,13 @@ function narrow(tree: ScoredTree, best: number): number {
     if (next < 0) return cur;
     cur = next;
   }
+}
+
+/** A lone paragraph is never the whole content: take its container when that scores positively. */
+function widen(tree: ScoredTree, best: number): number {
+  const parent = tree.parent[best] as number;
+  if ((tree.elements[best] as Element).name !== 'p' || parent < 0) return best;
+  return (tree.score[parent] as number) > 0 ? parent : best;
 }
 
 function isBoilerplate(el: Element, hint: HintKind): boolean {
@@ -94,6 +111,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     else if (tree.hint[j] === 'comment') drop = true;
     else if (opts.teasers?.[j] === 1) drop = true;
     else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
+    else if (WHOLE_PARTS.has(el.name)) drop = false;
     else if (opts.links && score < 0 && ld > 0.5) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
     else if (opts.links && el.name === 'header' && score < 0 && ld > 0.3) drop = true;
@@ -138,7 +156,7 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   for (const el of tree.invisible) removeNode(el);
   const teasers = discountTeaserLists(tree);
   const picked = pickBest(tree);
-  const best = picked < 0 ? picked : narrow(tree, picked);
+  const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);
   prune(tree, best, { links: true, teasers });
   const el = tree.elements[best] as Element;
