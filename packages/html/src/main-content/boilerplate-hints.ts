@@ -37,6 +37,7 @@ function slugOf(title: string): string {
 }
 
 const TAXONOMY_CLASS = /^(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
+const HAS_TAXONOMY_CLASS = /(?:^|\s)(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
 
 /** Hint class of an element, from its class and id attributes. */
 export type HintKind = 'comment' | 'negative' | 'positive' | 'none';
@@ -54,7 +55,8 @@ export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
   // Ids made from the section's heading ("sharing-with-multiple-developers") name its topic, not its role.
   if (id !== undefined && TITLE_SLUG.test(id) && isHeadingSlug(el, id)) id = undefined;
   if (!cls && !id) return 'none';
-  const key = `${cls ?? ''} ${id ?? ''}`;
+  // Most elements have no id: their class string is the key as it is.
+  const key = id === undefined ? (cls as string) : `${cls ?? ''} ${id}`;
   let hint = cache?.get(key);
   if (hint === undefined) {
     hint = classifyWords(key);
@@ -64,13 +66,15 @@ export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
 }
 
 function classifyWords(key: string): HintKind {
-  const words = key
-    .toLowerCase()
-    .split(/\s+/)
-    // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
-    // not the role of the element.
-    .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
-    .join(' ');
+  let words = key.toLowerCase();
+  // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
+  // not the role of the element. Most keys have none: skip the split.
+  if (HAS_TAXONOMY_CLASS.test(words)) {
+    words = words
+      .split(/\s+/)
+      .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
+      .join(' ');
+  }
   if (words === '') return 'none';
   if (COMMENT_HINT.test(words)) return 'comment';
   const neg = NEGATIVE_HINT.test(words);

@@ -1,5 +1,5 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { filterChildren, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
@@ -123,7 +123,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     }
   }
   if (opts.links && rootIdx >= 0) doomed.push(...findRelatedSections(tree, rootIdx, 0.3));
-  for (const el of doomed) removeNode(el);
+  removeAll(doomed);
 }
 
 /**
@@ -153,7 +153,7 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   const minText = opts.minTextLength ?? 150;
   const tree = scoreTree(body);
   // Hidden elements and form controls never carry readable content.
-  for (const el of tree.invisible) removeNode(el);
+  removeAll(tree.invisible);
   const teasers = discountTeaserLists(tree);
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
@@ -170,6 +170,18 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   }
   relinkChildren(doc);
   return { root: doc, fallback: false };
+}
+
+/**
+ * Detaches all `nodes` with one pass over each parent's children: removing them one by one costs a
+ * search of the parent's children each (quadratic on pages with hundreds of icons or buttons).
+ */
+function removeAll(nodes: readonly Element[]): void {
+  if (nodes.length === 0) return;
+  const doomed = new Set<AnyNode>(nodes);
+  const parents = new Set<ParentNode>();
+  for (const node of nodes) if (node.parent) parents.add(node.parent);
+  for (const parent of parents) filterChildren(parent, (child) => doomed.has(child));
 }
 
 function fallbackBody(body: ParentNode, tree: ScoredTree): MainContentResult {
