@@ -134,6 +134,14 @@ describe('extractMainContent', () => {
     expect(text).toContain('Sharing is a sentence');
   });
 
+  it('keeps hinted links that are words of a sentence, drops hinted boxes', () => {
+    const { text } = mainText(`<body>${nav}<article><p>${prose('Alpha', 3)} I am a <a class="popup" href="#n1">rather elderly</a> man,
+      and the <a class="popup" href="#n2">nature</a> of my work is old.</p><p>${prose('Beta', 3)}</p>
+      <div class="share"><a class="popup" href="/share">Share this</a></div></article></body>`);
+    expect(text).toContain('I am a rather elderly man, and the nature of my work is old.');
+    expect(text).not.toContain('Share this');
+  });
+
   it('survives very deep nesting', () => {
     const html = `<body>${'<div><span>'.repeat(5000)}deep text${'</span></div>'.repeat(5000)}</body>`;
     expect(() => mainText(html)).not.toThrow();

@@ -1,5 +1,5 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { filterChildren, relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BLOCK_TAGS, filterChildren, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
@@ -110,6 +110,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
     else if (tree.hint[j] === 'comment') drop = true;
     else if (opts.teasers?.[j] === 1) drop = true;
+    else if (!BLOCK_TAGS.has(el.name) && inProse(tree, j)) drop = false;
     else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
     else if (WHOLE_PARTS.has(el.name)) drop = false;
     else if (opts.links && score < 0 && ld > 0.5) drop = true;
@@ -134,6 +135,22 @@ function hasProseNext(tree: ScoredTree, j: number): boolean {
   const next = j + (tree.size[j] as number);
   if (next >= tree.elements.length || tree.parent[next] !== tree.parent[j]) return false;
   return (tree.score[next] as number) > 0;
+}
+
+/**
+ * True when inline element `j` sits inside a sentence (text right before and after it) of a text
+ * block that reads as prose: it is a word of the sentence ("popup" glossary links), not a box.
+ */
+function inProse(tree: ScoredTree, j: number): boolean {
+  const el = tree.elements[j] as Element;
+  if (!hasText(el.prev) || !hasText(el.next)) return false;
+  let p = tree.parent[j] as number;
+  while (p >= 0 && !BLOCK_TAGS.has((tree.elements[p] as Element).name)) p = tree.parent[p] as number;
+  return p >= 0 && (tree.score[p] as number) > 0;
+}
+
+function hasText(node: AnyNode | null): boolean {
+  return node !== null && isText(node) && /\S/.test(node.data);
 }
 
 /** End (exclusive) of the pre-order range of the subtree at `i`; the whole tree for -1. */
