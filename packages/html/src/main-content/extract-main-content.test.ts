@@ -142,6 +142,15 @@ describe('extractMainContent', () => {
     expect(text).not.toContain('Share this');
   });
 
+  it('scores a long heading as a lead paragraph', () => {
+    const lead = 'The poster contest for children takes place for the sixth time this year, and children between six and twelve can take part with a poster of their own.';
+    const { text } = mainText(`<body>${nav}<article><h1>Keep our waters clean</h1><h3>${lead}</h3><h4>${lead.replace('poster contest', 'drawing contest')}</h4></article>
+      <aside><p>${prose('Other post', 3)}</p></aside></body>`);
+    expect(text).toContain('The poster contest for children');
+    expect(text).toContain('The drawing contest for children');
+    expect(text).not.toContain('Other post');
+  });
+
   it('survives very deep nesting', () => {
     const html = `<body>${'<div><span>'.repeat(5000)}deep text${'</span></div>'.repeat(5000)}</body>`;
     expect(() => mainText(html)).not.toThrow();

@@ -34,6 +34,9 @@ const STRUCTURED_TAGS: ReadonlySet<string> = new Set([
 ]);
 const MEASURED = { len: 0, punct: 0 };
 
+/** A heading with at least this many characters of text is scored like a paragraph. */
+const LEAD_HEADING_LEN = 150;
+
 /**
  * Length of a text node with whitespace runs counted as one character (an all-whitespace node counts
  * 0), and its sentence punctuation: Latin marks followed by whitespace or the end, CJK marks anywhere.
@@ -104,7 +107,9 @@ function blockScore(n: number, link: number, punct: number, tag: string, factor:
   const ld = link / n;
   let s: number;
   if (inPre) s = n * 0.6;
-  else if (HEADING.test(tag)) return 0; // short and often linked (toc back-references): neutral
+  // Headings are short and often linked (toc back-references): neutral. A long one with few links is
+  // a lead paragraph set as a heading (news intros, quoted announcements): prose.
+  else if (HEADING.test(tag) && (n < LEAD_HEADING_LEN || ld > 0.5)) return 0;
   else if (ld > 0.5 || (link > 0 && n < 40 && ld > 0.3)) return -n * ld;
   else if (n >= 80 || punct >= 2 || (n >= 25 && punct >= 1)) {
     s = n * (1 - ld) * (1 + Math.min(punct, 10) * 0.03);
