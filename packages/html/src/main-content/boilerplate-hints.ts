@@ -1,4 +1,6 @@
 import type { Element } from 'domhandler';
+import { textContent } from 'domutils';
+import { isElement } from '../dom/dom-helpers.js';
 
 /**
  * Class/id words that mark boilerplate. A hint is one signal among several: it scales the scores of
@@ -14,7 +16,28 @@ const COMMENT_HINT = /(?:^|[\s_-])(?:comments?|comment-list|commentlist|comment-
 const POSITIVE_HINT =
   /(?:^|[\s_-])(?:article|article-body|articlebody|article-content|content|entry|entry-content|post|post-content|post-body|story|story-body|text|body|main|hentry|artikel|beitrag|blog-post|single|prose|rte|richtext|news-detail)(?:$|[\s_-])/;
 
+/** A lower-case slug of four or more words: an anchor generated from a title. */
+const TITLE_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+){3,}$/;
+
+/** True when `id` is the slug of the text of the first heading among the children of `el`. */
+function isHeadingSlug(el: Element, id: string): boolean {
+  for (const child of el.children) {
+    if (!isElement(child)) continue;
+    if (!/^h[1-6]$/.test(child.name)) return false;
+    return slugOf(textContent(child)) === id;
+  }
+  return false;
+}
+
+function slugOf(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-|-$/g, '');
+}
+
 const TAXONOMY_CLASS = /^(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
+const HAS_TAXONOMY_CLASS = /(?:^|\s)(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
 
 /** Hint class of an element, from its class and id attributes. */
 export type HintKind = 'comment' | 'negative' | 'positive' | 'none';
@@ -28,9 +51,12 @@ export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
   // Classes of body and html describe the page (features, template), not a region of it.
   if (el.name === 'body' || el.name === 'html') return 'none';
   const cls = el.attribs['class'];
-  const id = el.attribs['id'];
+  let id = el.attribs['id'];
+  // Ids made from the section's heading ("sharing-with-multiple-developers") name its topic, not its role.
+  if (id !== undefined && TITLE_SLUG.test(id) && isHeadingSlug(el, id)) id = undefined;
   if (!cls && !id) return 'none';
-  const key = `${cls ?? ''} ${id ?? ''}`;
+  // Most elements have no id: their class string is the key as it is.
+  const key = id === undefined ? (cls as string) : `${cls ?? ''} ${id}`;
   let hint = cache?.get(key);
   if (hint === undefined) {
     hint = classifyWords(key);
@@ -40,13 +66,15 @@ export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
 }
 
 function classifyWords(key: string): HintKind {
-  const words = key
-    .toLowerCase()
-    .split(/\s+/)
-    // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
-    // not the role of the element.
-    .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
-    .join(' ');
+  let words = key.toLowerCase();
+  // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
+  // not the role of the element. Most keys have none: skip the split.
+  if (HAS_TAXONOMY_CLASS.test(words)) {
+    words = words
+      .split(/\s+/)
+      .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
+      .join(' ');
+  }
   if (words === '') return 'none';
   if (COMMENT_HINT.test(words)) return 'comment';
   const neg = NEGATIVE_HINT.test(words);

@@ -1,8 +1,9 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BLOCK_TAGS, filterChildren, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
+import { discountTeaserLists } from './teaser-lists.js';
 
 /** Options of {@link extractMainContent}. */
 export interface MainContentOptions {
@@ -40,6 +41,14 @@ function pickBest(tree: ScoredTree): number {
 
 const HEADING = /^h[1-6]$/;
 
+/**
+ * Parts of tables and lists: link density judges a table or a list as a whole (a row of link cells or
+ * a reference made of links belongs to it). Hints still remove parts, and their contents are pruned.
+ */
+const WHOLE_PARTS: ReadonlySet<string> = new Set([
+  'tr', 'td', 'th', 'tbody', 'thead', 'tfoot', 'li', 'dt', 'dd',
+]);
+
 /** A hinted boilerplate element holding less than this share of the content's prose is removed. */
 const NEG_KEEP_SHARE = 0.25;
 
@@ -58,6 +67,8 @@ function narrow(tree: ScoredTree, best: number): number {
     let next = -1;
     for (let j = cur + 1; j < end; j += tree.size[j] as number) {
       if ((tree.positive[j] as number) >= total * CORE_SHARE && (tree.score[j] as number) > 0) {
+        // Never down to one paragraph: the content is more than one block (title, byline, figures).
+        if ((tree.elements[j] as Element).name === 'p') return cur;
         next = j;
         break;
       }
@@ -67,17 +78,24 @@ function narrow(tree: ScoredTree, best: number): number {
   }
 }
 
+/** A lone paragraph is never the whole content: take its container when that scores positively. */
+function widen(tree: ScoredTree, best: number): number {
+  const parent = tree.parent[best] as number;
+  if ((tree.elements[best] as Element).name !== 'p' || parent < 0) return best;
+  return (tree.score[parent] as number) > 0 ? parent : best;
+}
+
 function isBoilerplate(el: Element, hint: HintKind): boolean {
   return BOILERPLATE_TAGS.has(el.name) || el.name === 'form' || hint === 'negative' || hint === 'comment';
 }
 
 /**
  * Removes boilerplate inside the chosen content: structural/hinted boilerplate that scores no
- * better than zero (share bars, tag lists, comment sections, newsletter forms) and, when `links` is
- * set, link-dense blocks that score negatively (related-article lists). An element holding more
- * than half of the content's positive score is never removed.
+ * better than zero (share bars, tag lists, comment sections, newsletter forms), the `teasers` lists
+ * and, when `links` is set, link-dense blocks that score negatively (related-article lists). An
+ * element holding more than half of the content's positive score is never removed.
  */
-function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): void {
+function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teasers?: Uint8Array }): void {
   let rootPositive = 0;
   if (rootIdx >= 0) rootPositive = tree.positive[rootIdx] as number;
   else for (let i = 0; i < tree.elements.length; i++) if (tree.parent[i] === -1) rootPositive += tree.positive[i] as number;
@@ -91,7 +109,10 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): voi
     let drop = false;
     if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
     else if (tree.hint[j] === 'comment') drop = true;
+    else if (opts.teasers?.[j] === 1) drop = true;
+    else if (!BLOCK_TAGS.has(el.name) && inProse(tree, j)) drop = false;
     else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
+    else if (WHOLE_PARTS.has(el.name)) drop = false;
     else if (opts.links && score < 0 && ld > 0.5) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
     else if (opts.links && el.name === 'header' && score < 0 && ld > 0.3) drop = true;
@@ -103,7 +124,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean }): voi
     }
   }
   if (opts.links && rootIdx >= 0) doomed.push(...findRelatedSections(tree, rootIdx, 0.3));
-  for (const el of doomed) removeNode(el);
+  removeAll(doomed);
 }
 
 /**
@@ -114,6 +135,22 @@ function hasProseNext(tree: ScoredTree, j: number): boolean {
   const next = j + (tree.size[j] as number);
   if (next >= tree.elements.length || tree.parent[next] !== tree.parent[j]) return false;
   return (tree.score[next] as number) > 0;
+}
+
+/**
+ * True when inline element `j` sits inside a sentence (text right before and after it) of a text
+ * block that reads as prose: it is a word of the sentence ("popup" glossary links), not a box.
+ */
+function inProse(tree: ScoredTree, j: number): boolean {
+  const el = tree.elements[j] as Element;
+  if (!hasText(el.prev) || !hasText(el.next)) return false;
+  let p = tree.parent[j] as number;
+  while (p >= 0 && !BLOCK_TAGS.has((tree.elements[p] as Element).name)) p = tree.parent[p] as number;
+  return p >= 0 && (tree.score[p] as number) > 0;
+}
+
+function hasText(node: AnyNode | null): boolean {
+  return node !== null && isText(node) && /\S/.test(node.data);
 }
 
 /** End (exclusive) of the pre-order range of the subtree at `i`; the whole tree for -1. */
@@ -133,11 +170,12 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   const minText = opts.minTextLength ?? 150;
   const tree = scoreTree(body);
   // Hidden elements and form controls never carry readable content.
-  for (const el of tree.invisible) removeNode(el);
+  removeAll(tree.invisible);
+  const teasers = discountTeaserLists(tree);
   const picked = pickBest(tree);
-  const best = picked < 0 ? picked : narrow(tree, picked);
+  const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);
-  prune(tree, best, { links: true });
+  prune(tree, best, { links: true, teasers });
   const el = tree.elements[best] as Element;
   let doc: Document;
   if (el === body) {
@@ -149,6 +187,18 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   }
   relinkChildren(doc);
   return { root: doc, fallback: false };
+}
+
+/**
+ * Detaches all `nodes` with one pass over each parent's children: removing them one by one costs a
+ * search of the parent's children each (quadratic on pages with hundreds of icons or buttons).
+ */
+function removeAll(nodes: readonly Element[]): void {
+  if (nodes.length === 0) return;
+  const doomed = new Set<AnyNode>(nodes);
+  const parents = new Set<ParentNode>();
+  for (const node of nodes) if (node.parent) parents.add(node.parent);
+  for (const parent of parents) filterChildren(parent, (child) => doomed.has(child));
 }
 
 function fallbackBody(body: ParentNode, tree: ScoredTree): MainContentResult {

@@ -28,17 +28,14 @@ export interface ScoredTree {
   factor: Float64Array;
 }
 
-interface BlockAcc {
-  len: number;
-  link: number;
-  punct: number;
-}
-
 const HEADING = /^h[1-6]$/;
 const STRUCTURED_TAGS: ReadonlySet<string> = new Set([
   'table', 'ul', 'ol', 'dl', 'pre', 'img', 'picture', 'video', 'audio', 'iframe', 'figure', 'blockquote',
 ]);
 const MEASURED = { len: 0, punct: 0 };
+
+/** A heading with at least this many characters of text is scored like a paragraph. */
+const LEAD_HEADING_LEN = 150;
 
 /**
  * Length of a text node with whitespace runs counted as one character (an all-whitespace node counts
@@ -51,8 +48,17 @@ function measureText(data: string): { len: number; punct: number } {
   let inSpace = false;
   let nonSpace = false;
   let prevPunct = false;
-  for (let i = 0; i < data.length; i++) {
+  const n = data.length;
+  for (let i = 0; i < n; i++) {
     const c = data.charCodeAt(i);
+    // Letters and most symbols (@ A-Z [ ] a-z { } ...): neither space nor sentence punctuation.
+    if (c > 63 && c < 0xbb) {
+      inSpace = false;
+      nonSpace = true;
+      prevPunct = false;
+      len++;
+      continue;
+    }
     if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
       if (!inSpace) len++;
       inSpace = true;
@@ -96,16 +102,17 @@ function ownFactor(el: Element, hint: HintKind): number {
  * (class/id and tag hints of the ancestors) scales positive scores only: hints never make a link list
  * look better.
  */
-function blockScore(acc: BlockAcc, tag: string, factor: number, inPre: boolean): number {
-  const n = acc.len;
+function blockScore(n: number, link: number, punct: number, tag: string, factor: number, inPre: boolean): number {
   if (n === 0) return 0;
-  const ld = acc.link / n;
+  const ld = link / n;
   let s: number;
   if (inPre) s = n * 0.6;
-  else if (HEADING.test(tag)) return 0; // short and often linked (toc back-references): neutral
-  else if (ld > 0.5 || (acc.link > 0 && n < 40 && ld > 0.3)) return -n * ld;
-  else if (n >= 80 || acc.punct >= 2 || (n >= 25 && acc.punct >= 1)) {
-    s = n * (1 - ld) * (1 + Math.min(acc.punct, 10) * 0.03);
+  // Headings are short and often linked (toc back-references): neutral. A long one with few links is
+  // a lead paragraph set as a heading (news intros, quoted announcements): prose.
+  else if (HEADING.test(tag) && (n < LEAD_HEADING_LEN || ld > 0.5)) return 0;
+  else if (ld > 0.5 || (link > 0 && n < 40 && ld > 0.3)) return -n * ld;
+  else if (n >= 80 || punct >= 2 || (n >= 25 && punct >= 1)) {
+    s = n * (1 - ld) * (1 + Math.min(punct, 10) * 0.03);
   } else return -n * 0.15;
   // A negative factor (comment sections) turns prose into a penalty; penalties are never scaled.
   return s > 0 ? s * factor : s;
@@ -125,7 +132,11 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const invisible: Element[] = [];
   const hintCache = new Map<string, HintKind>();
   const pre: boolean[] = [];
-  const acc: BlockAcc[] = [];
+  // Text of each block (the inline content owned by a block element), indexed like `elements`.
+  const blockLen: number[] = [];
+  const blockLink: number[] = [];
+  const blockPunct: number[] = [];
+  const structured: number[] = [];
   const ownText: number[] = [];
   const ownLink: number[] = [];
   const inLinks: boolean[] = [];
@@ -150,10 +161,10 @@ export function scoreTree(root: ParentNode): ScoredTree {
       const inLink = inLinks[parent] as boolean;
       ownText[parent] = (ownText[parent] ?? 0) + len;
       if (inLink) ownLink[parent] = (ownLink[parent] ?? 0) + len;
-      const a = acc[owners[parent] as number] as BlockAcc;
-      a.len += len;
-      if (inLink) a.link += len;
-      a.punct += m.punct;
+      const owner = owners[parent] as number;
+      blockLen[owner] = (blockLen[owner] as number) + len;
+      if (inLink) blockLink[owner] = (blockLink[owner] as number) + len;
+      blockPunct[owner] = (blockPunct[owner] as number) + m.punct;
       continue;
     }
     if (!isElement(node)) continue;
@@ -174,7 +185,10 @@ export function scoreTree(root: ParentNode): ScoredTree {
     owners.push(isBlock ? idx : (owners[parent] as number));
     pre.push((parent >= 0 && (pre[parent] as boolean)) || node.name === 'pre' || node.name === 'code');
     inLinks.push((parent >= 0 && (inLinks[parent] as boolean)) || node.name === 'a');
-    acc.push({ len: 0, link: 0, punct: 0 });
+    blockLen.push(0);
+    blockLink.push(0);
+    blockPunct.push(0);
+    structured.push(STRUCTURED_TAGS.has(node.name) ? 1 : 0);
     ownText.push(0);
     ownLink.push(0);
     for (let i = node.children.length - 1; i >= 0; i--) {
@@ -185,20 +199,22 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const n = elements.length;
   const tree: ScoredTree = {
     elements,
-    parent: Int32Array.from(parents),
+    // `new TypedArray(array)` rather than `TypedArray.from`: several times faster in V8 on long arrays.
+    parent: new Int32Array(parents),
     hint: hints,
     invisible,
-    text: Float64Array.from(ownText),
-    linkText: Float64Array.from(ownLink),
+    text: new Float64Array(ownText),
+    linkText: new Float64Array(ownLink),
     score: new Float64Array(n),
     positive: new Float64Array(n),
     size: new Int32Array(n).fill(1),
-    structured: Int32Array.from(elements, (el) => (STRUCTURED_TAGS.has(el.name) ? 1 : 0)),
-    factor: Float64Array.from(factors),
+    structured: new Int32Array(structured),
+    factor: new Float64Array(factors),
   };
   for (let i = 0; i < n; i++) {
     if (owners[i] !== i) continue;
-    const s = blockScore(acc[i] as BlockAcc, (elements[i] as Element).name, factors[i] as number, pre[i] as boolean);
+    const el = elements[i] as Element;
+    const s = blockScore(blockLen[i] as number, blockLink[i] as number, blockPunct[i] as number, el.name, factors[i] as number, pre[i] as boolean);
     tree.score[i] = s;
     if (s > 0) tree.positive[i] = s;
   }
