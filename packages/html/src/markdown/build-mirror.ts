@@ -40,6 +40,8 @@ interface Frame {
   readonly own: MirrorElement | null;
   /** Next item number, when this frame is an ordered list. */
   counter: number;
+  /** An element below MAX_MIRROR_DEPTH was mirrored in this frame or above (at most one is, per branch). */
+  readonly beyond: boolean;
 }
 
 function startNumber(start: string | undefined): number {
@@ -74,6 +76,11 @@ class WhitespaceCollapser {
     this.prevEndsWithSpace = node.data.charCodeAt(node.data.length - 1) === 32;
   }
 
+  /** Text node `from` was merged at the end of `into`. */
+  merged(from: MirrorText, into: MirrorText): void {
+    if (this.prev === from) this.prev = into;
+  }
+
   /** Visits the start or end of an element (turndown visits both). */
   element(name: string): void {
     if (BLOCK_ELEMENTS.has(name) || name === 'br') {
@@ -105,11 +112,25 @@ class WhitespaceCollapser {
   }
 }
 
+/** Infos of elements that are not marks, lists, list items or code blocks, by parent marks and nesting. */
+const PLAIN_INFOS = new Map<number, ElementInfo>();
+
 function elementInfo(el: Element, parent: ElementInfo, ordinal: number): ElementInfo {
   const name = el.name;
   const bit = MARK_BITS.get(name) ?? 0;
+  const block = BLOCK_ELEMENTS.has(name);
+  if (bit === 0 && ordinal < 0 && name !== 'pre' && !NESTING.has(name) && parent.nest < 64) {
+    // Most elements: share one immutable info per (marks, nest, block) instead of allocating one each.
+    const key = (parent.nest << 4) | (parent.marks << 1) | (block ? 1 : 0);
+    let info = PLAIN_INFOS.get(key);
+    if (info === undefined) {
+      info = { block, marks: parent.marks, repeatedMark: false, nest: parent.nest, ordinal: -1, language: '' };
+      PLAIN_INFOS.set(key, info);
+    }
+    return info;
+  }
   return {
-    block: BLOCK_ELEMENTS.has(name),
+    block,
     marks: parent.marks | bit,
     repeatedMark: bit !== 0 && (parent.marks & bit) !== 0,
     nest: NESTING.has(name) ? parent.nest + 1 : parent.nest,
@@ -150,12 +171,22 @@ function isWrapper(el: MirrorElement): boolean {
   return PLAIN_BLOCK_ELEMENTS.has(tag) && isPlainBlock(el.childNodes[0]) && isPlainBlock(el.lastChild ?? undefined);
 }
 
-/** Replaces `el`, the last child of `parent`, by its children. */
-function unwrap(el: MirrorElement, parent: MirrorElement): void {
+/**
+ * Replaces `el`, the last child of `parent`, by its children. Text that becomes adjacent to text is
+ * merged into it (one node less for turndown, and escaping sees the whole run).
+ */
+function unwrap(el: MirrorElement, parent: MirrorElement, ws: WhitespaceCollapser): void {
   parent.childNodes.pop();
   let prev = parent.childNodes[parent.childNodes.length - 1] ?? null;
   if (prev !== null) prev.nextSibling = null;
   for (const c of el.childNodes) {
+    if (c.nodeType === 3 && (c.data === '' || prev?.nodeType === 3)) {
+      if (c.data !== '' && prev !== null && prev.nodeType === 3) {
+        prev.data += c.data;
+        ws.merged(c, prev);
+      }
+      continue;
+    }
     c.parentNode = parent;
     c.previousSibling = prev;
     if (prev !== null) prev.nextSibling = c;
@@ -192,7 +223,7 @@ export function buildMirror(source: AnyNode): MirrorElement {
   const root = new MirrorElement('#fragment', {}, ROOT_INFO, true);
   const ws = new WhitespaceCollapser();
   const children = source.type === 'root' ? source.children : [source];
-  const stack: Frame[] = [{ children, i: 0, into: root, name: null, own: root, counter: 1 }];
+  const stack: Frame[] = [{ children, i: 0, into: root, name: null, own: root, counter: 1, beyond: false }];
   while (stack.length > 0) {
     const top = stack[stack.length - 1] as Frame;
     const child = top.children[top.i++];
@@ -203,7 +234,7 @@ export function buildMirror(source: AnyNode): MirrorElement {
       const parent = own?.parentNode ?? null;
       if (own !== null && parent !== null) {
         parent.descendantTags |= own.descendantTags | tagBit(own.tag);
-        if (isWrapper(own)) unwrap(own, parent);
+        if (isWrapper(own)) unwrap(own, parent, ws);
       }
       continue;
     }
@@ -232,9 +263,15 @@ export function buildMirror(source: AnyNode): MirrorElement {
       if (!VOID_ELEMENTS.has(name)) ws.element(name);
       continue;
     }
-    const own = stack.length <= MAX_MIRROR_DEPTH ? parent.appendChild(new MirrorElement(name, child.attribs, info)) : null;
+    // Below the depth limit only one more element is mirrored per branch, a marked inline one (a link,
+    // emphasis, code) so that the text deep down keeps its markup; other elements are left out, not
+    // their content.
+    const deep = stack.length > MAX_MIRROR_DEPTH;
+    const mirrored = !deep || (!top.beyond && MARKED_INLINE_ELEMENTS.has(name));
+    const own = mirrored ? parent.appendChild(new MirrorElement(name, child.attribs, info)) : null;
     const counter = name === 'ol' ? startNumber(child.attribs.start) : 1;
-    stack.push({ children: child.children, i: 0, into: own ?? contentHolder(parent), name, own, counter });
+    const beyond = top.beyond || (deep && mirrored);
+    stack.push({ children: child.children, i: 0, into: own ?? contentHolder(parent), name, own, counter, beyond });
   }
   ws.end();
   removeEmptied(ws.emptied);

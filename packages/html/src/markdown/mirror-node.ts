@@ -28,7 +28,7 @@ export function tagBit(name: string): number {
 
 const UPPER_NAMES = new Map<string, string>();
 
-/** Upper-case nodeName of a lower-case tag name, interned so that comparisons stay cheap. */
+/** Upper-case nodeName of a lower-case tag name (computed once per tag name). */
 function upperName(tag: string): string {
   let upper = UPPER_NAMES.get(tag);
   if (upper === undefined) {
