@@ -76,11 +76,6 @@ class WhitespaceCollapser {
     this.prevEndsWithSpace = node.data.charCodeAt(node.data.length - 1) === 32;
   }
 
-  /** Text node `from` was merged at the end of `into`. */
-  merged(from: MirrorText, into: MirrorText): void {
-    if (this.prev === from) this.prev = into;
-  }
-
   /** Visits the start or end of an element (turndown visits both). */
   element(name: string): void {
     if (BLOCK_ELEMENTS.has(name) || name === 'br') {
@@ -160,33 +155,39 @@ const isPlainBlock = (node: MirrorNode | undefined): boolean =>
   node !== undefined && node.nodeType === 1 && PLAIN_BLOCK_ELEMENTS.has(node.tag);
 
 /**
- * Whether an element can be replaced by its children without changing the markdown, which saves turndown
- * a node (its blank and whitespace checks, rule search and string joins): an inline element without
- * markdown of its own (span, font, label, custom elements ...), or a plain block whose first and last
- * children are plain blocks too (`<div><div>...</div></div>`), the blank lines around it being theirs.
+ * Inline elements without markdown of their own (span, font, label, custom elements ...) render exactly
+ * their content: they are not mirrored, their content goes to their parent (one node less for turndown:
+ * its blank and whitespace checks, rule search and string joins).
  */
-function isWrapper(el: MirrorElement): boolean {
-  const tag = el.tag;
-  if (!BLOCK_ELEMENTS.has(tag)) return !VOID_ELEMENTS.has(tag) && !MARKED_INLINE_ELEMENTS.has(tag) && !TABLE_STRUCTURE.has(tag);
-  return PLAIN_BLOCK_ELEMENTS.has(tag) && isPlainBlock(el.childNodes[0]) && isPlainBlock(el.lastChild ?? undefined);
+function isInlineWrapper(tag: string): boolean {
+  return !BLOCK_ELEMENTS.has(tag) && !VOID_ELEMENTS.has(tag) && !MARKED_INLINE_ELEMENTS.has(tag) && !TABLE_STRUCTURE.has(tag);
 }
 
 /**
- * Replaces `el`, the last child of `parent`, by its children. Text that becomes adjacent to text is
- * merged into it (one node less for turndown, and escaping sees the whole run).
+ * Whether a plain block can be replaced by its children without changing the markdown: its first and last
+ * children are plain blocks too (`<div><div>...</div></div>`), so the blank lines around it are theirs.
  */
-function unwrap(el: MirrorElement, parent: MirrorElement, ws: WhitespaceCollapser): void {
+function isBlockWrapper(el: MirrorElement): boolean {
+  return PLAIN_BLOCK_ELEMENTS.has(el.tag) && isPlainBlock(el.childNodes[0]) && isPlainBlock(el.lastChild ?? undefined);
+}
+
+/** Appends collapsed text to `into`, merged into its last child when that is text (escaping sees the run). */
+function appendText(into: MirrorElement, text: string, ws: WhitespaceCollapser): void {
+  const last = into.lastChild;
+  if (last !== null && last.nodeType === 3 && last.data !== '') {
+    last.data += text;
+    ws.added(last);
+  } else {
+    ws.added(into.appendChild(new MirrorText(text)));
+  }
+}
+
+/** Replaces `el`, the last child of `parent`, by its children. */
+function unwrap(el: MirrorElement, parent: MirrorElement): void {
   parent.childNodes.pop();
   let prev = parent.childNodes[parent.childNodes.length - 1] ?? null;
   if (prev !== null) prev.nextSibling = null;
   for (const c of el.childNodes) {
-    if (c.nodeType === 3 && (c.data === '' || prev?.nodeType === 3)) {
-      if (c.data !== '' && prev !== null && prev.nodeType === 3) {
-        prev.data += c.data;
-        ws.merged(c, prev);
-      }
-      continue;
-    }
     c.parentNode = parent;
     c.previousSibling = prev;
     if (prev !== null) prev.nextSibling = c;
@@ -234,13 +235,13 @@ export function buildMirror(source: AnyNode): MirrorElement {
       const parent = own?.parentNode ?? null;
       if (own !== null && parent !== null) {
         parent.descendantTags |= own.descendantTags | tagBit(own.tag);
-        if (isWrapper(own)) unwrap(own, parent, ws);
+        if (isBlockWrapper(own)) unwrap(own, parent);
       }
       continue;
     }
     if (child.type === 'text') {
       const text = ws.text(child.data);
-      if (text !== '') ws.added(top.into.appendChild(new MirrorText(text)));
+      if (text !== '') appendText(top.into, text, ws);
       continue;
     }
     if (child.type !== 'tag' && child.type !== 'script' && child.type !== 'style') continue;
@@ -255,9 +256,8 @@ export function buildMirror(source: AnyNode): MirrorElement {
       continue;
     }
     if (child.children.length === 0) {
-      const el = new MirrorElement(name, child.attribs, info);
-      // An empty wrapper has nothing to unwrap: it is left out.
-      if (!isWrapper(el)) parent.appendChild(el);
+      // An empty inline wrapper renders nothing.
+      if (!isInlineWrapper(name)) parent.appendChild(new MirrorElement(name, child.attribs, info));
       parent.descendantTags |= tagBit(name);
       // A childless element's end is visited too (its start and end both break whitespace for blocks).
       if (!VOID_ELEMENTS.has(name)) ws.element(name);
@@ -267,11 +267,13 @@ export function buildMirror(source: AnyNode): MirrorElement {
     // emphasis, code) so that the text deep down keeps its markup; other elements are left out, not
     // their content.
     const deep = stack.length > MAX_MIRROR_DEPTH;
-    const mirrored = !deep || (!top.beyond && MARKED_INLINE_ELEMENTS.has(name));
+    const wrapper = isInlineWrapper(name);
+    const mirrored = !wrapper && (!deep || (!top.beyond && MARKED_INLINE_ELEMENTS.has(name)));
     const own = mirrored ? parent.appendChild(new MirrorElement(name, child.attribs, info)) : null;
     const counter = name === 'ol' ? startNumber(child.attribs.start) : 1;
     const beyond = top.beyond || (deep && mirrored);
-    stack.push({ children: child.children, i: 0, into: own ?? contentHolder(parent), name, own, counter, beyond });
+    const into = own ?? (wrapper ? parent : contentHolder(parent));
+    stack.push({ children: child.children, i: 0, into, name, own, counter, beyond });
   }
   ws.end();
   removeEmptied(ws.emptied);
