@@ -87,10 +87,6 @@ export class MirrorText {
   get firstChild(): null {
     return null;
   }
-
-  cloneNode(): MirrorText {
-    return new MirrorText(this.text);
-  }
 }
 
 /** Element (nodeType 1) or the fragment at the root of a mirror (nodeType 11). */
@@ -132,11 +128,6 @@ export class MirrorElement {
     return this.childNodes[this.childNodes.length - 1] ?? null;
   }
 
-  /** Element children. */
-  get children(): MirrorElement[] {
-    return this.childNodes.filter((c): c is MirrorElement => c.nodeType === 1);
-  }
-
   get lastElementChild(): MirrorElement | null {
     for (let i = this.childNodes.length - 1; i >= 0; i--) {
       const c = this.childNodes[i] as MirrorNode;
@@ -161,10 +152,6 @@ export class MirrorElement {
 
   getAttribute(name: string): string | null {
     return this.attribs[name.toLowerCase()] ?? null;
-  }
-
-  hasAttribute(name: string): boolean {
-    return this.attribs[name.toLowerCase()] !== undefined;
   }
 
   /** Descendant elements with this tag name (case-insensitive), in document order. */
@@ -211,28 +198,6 @@ export class MirrorElement {
     return child;
   }
 
-  /** Copy of this node (and with `deep`, of its subtree); the copy has no parent. */
-  cloneNode(deep = false): MirrorElement {
-    const copy = new MirrorElement(this.tag, this.attribs, this.info, this.nodeType === 11);
-    copy.descendantTags = deep ? this.descendantTags : 0;
-    if (!deep) return copy;
-    // Iterative: the source tree may be deep.
-    const stack: [MirrorElement, MirrorElement][] = [[this, copy]];
-    while (stack.length > 0) {
-      const [from, to] = stack.pop() as [MirrorElement, MirrorElement];
-      for (const c of from.childNodes) {
-        if (c.nodeType === 3) {
-          to.appendChild(c.cloneNode());
-        } else {
-          const el = to.appendChild(c.cloneNode(false));
-          el.descendantTags = c.descendantTags;
-          stack.push([c, el]);
-        }
-      }
-    }
-    return copy;
-  }
-
   /** Drops the cached textContent of this element and its ancestors. */
   textChanged(): void {
     if (this.text === null) return;
@@ -256,5 +221,3 @@ export interface ElementInfo {
   /** Language of a `<pre>` code block ('' when unknown). */
   readonly language: string;
 }
-
-export { EMPTY as NO_ELEMENTS };
