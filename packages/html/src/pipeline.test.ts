@@ -87,4 +87,19 @@ describe('runHtmlPipeline', () => {
       expect(() => runHtmlPipeline(raw, { url: 'not a url', formats: { markdown: true, html: true, links: true, images: true } })).not.toThrow();
     }
   });
+
+  it('survives markup nested 20,000 levels deep in every format', () => {
+    const depth = 20000;
+    const deep = '<div><span>'.repeat(depth) + '<a href="/x">deep</a> <img src="/i.png">' + '</span></div>'.repeat(depth);
+    const raw = `<html><head><title>Deep</title></head><body>${deep}</body></html>`;
+    const formats = { markdown: true, html: true, rawHtml: true, links: true, images: true };
+    for (const onlyMainContent of [true, false]) {
+      const r = runHtmlPipeline(raw, { url: URL, formats, onlyMainContent, excludeTags: ['nav'] });
+      expect(r.markdown).toBe('[deep](https://rail.example.org/x) ![](https://rail.example.org/i.png)');
+      expect(r.html).toContain('<a href="https://rail.example.org/x">deep</a>');
+      expect(r.html?.endsWith('</span></div>')).toBe(true);
+      expect(r.links).toEqual(['https://rail.example.org/x']);
+      expect(r.images).toEqual(['https://rail.example.org/i.png']);
+    }
+  });
 });

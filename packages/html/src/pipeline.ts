@@ -1,4 +1,3 @@
-import render from 'dom-serializer';
 import type { AnyNode, Document, ParentNode } from 'domhandler';
 import { cleanHtml, toFragment } from './clean/clean-html.js';
 import { removeBase64Images } from './clean/remove-base64-images.js';
@@ -6,6 +5,7 @@ import { resolveBaseUrl } from './clean/resolve-urls.js';
 import { excludeTags, includeTags } from './clean/select-tags.js';
 import { extractMainContent } from './main-content/extract-main-content.js';
 import { parseHtml } from './dom/parse-html.js';
+import { serializeHtml } from './dom/serialize-html.js';
 import { htmlToMarkdown } from './markdown/index.js';
 import { extractImages, extractLinks, extractMetadata, type PageMetadata } from './metadata/index.js';
 
@@ -118,7 +118,7 @@ const STEPS: readonly Step[] = [
 
 /** Serializes the children of the content root (a fragment: no html/head/body wrapper). */
 function serializeContent(content: ParentNode): string {
-  return render(content.children, { encodeEntities: 'utf8' }).trim();
+  return serializeHtml(content.children).trim();
 }
 
 /**

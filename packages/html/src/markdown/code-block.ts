@@ -43,16 +43,15 @@ export function codeBlockText(pre: Element): string {
   return code.trimEnd();
 }
 
-/** Fenced code block for a `<pre>` element (fence longer than any fence-like run inside the code). */
-export function renderCodeBlock(pre: Element): string {
-  const code = codeBlockText(pre);
+/** Fenced code block (fence longer than any fence-like run inside the code); '' for blank code. */
+export function renderCodeBlock(code: string, language: string): string {
   if (code.trim() === '') return '';
   let fenceSize = 3;
   if (code.includes('```')) {
     for (const m of code.matchAll(/^\s*(`{3,})/gm)) fenceSize = Math.max(fenceSize, (m[1] ?? '').length + 1);
   }
   const fence = '`'.repeat(fenceSize);
-  return `\n\n${fence}${detectLanguage(pre)}\n${code}\n${fence}\n\n`;
+  return `\n\n${fence}${language}\n${code}\n${fence}\n\n`;
 }
 
 /** Inline code span with a backtick fence that does not occur in the content (CommonMark rules). */

@@ -1,16 +1,23 @@
-import type { Element, Text } from 'domhandler';
+import type { MirrorElement } from './mirror-node.js';
+import type { TableLayout } from './table.js';
 
-/** State shared by one conversion (and its table-cell sub-conversions). */
-export interface ConvertContext {
+/** State of one conversion, shared by its rules. */
+export interface ConversionContext {
   /** Base for resolving relative links and images; `null` keeps them as written. */
   readonly base: URL | null;
-  /** Collapsed text of every text node (see collapseWhitespace). */
-  readonly ws: Map<Text, string>;
-  /** Inside a GFM table cell: everything must stay on one line; nested tables are flattened. */
-  readonly cellMode: boolean;
-  /** How many layout tables (rendered as blocks) enclose this conversion; bounds recursion. */
-  readonly tableDepth: number;
+  /** Markdown of table cells and captions, kept by their rules for the table rule. */
+  readonly cells: Map<MirrorElement, string>;
+  /** Layout of each table met, computed once. */
+  readonly tables: Map<MirrorElement, TableLayout>;
+  /** Whether an element is inside a cell of a table rendered as a GFM table (cached per cell). */
+  readonly cellModes: Map<MirrorElement, boolean>;
 }
 
-/** Converts the children of `el` to markdown under `ctx` (injected to avoid an import cycle). */
-export type ConvertChildren = (el: Element, ctx: ConvertContext) => string;
+/**
+ * A turndown rule over the mirror DOM (turndown's own typings name the DOM's HTMLElement, which this
+ * package does not load; the mirror implements the part of it that turndown uses).
+ */
+export interface MirrorRule {
+  readonly filter: (node: MirrorElement) => boolean;
+  readonly replacement: (content: string, node: MirrorElement) => string;
+}

@@ -27,3 +27,18 @@ export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
   'object', 'embed', 'canvas', 'select', 'datalist', 'frame', 'frameset', 'noframes', 'dialog', 'map', 'area',
   'audio', 'video', 'source', 'track', 'param', 'wbr', 'col', 'colgroup',
 ]);
+
+/**
+ * Inline elements with markdown of their own (a rule in rules.ts), or that turndown never treats as blank.
+ * Other inline elements (span, font, label, custom elements ...) render exactly their content.
+ */
+export const MARKED_INLINE_ELEMENTS: ReadonlySet<string> = new Set([
+  'a', 'img', 'em', 'i', 'cite', 'strong', 'b', 'del', 's', 'strike', 'code', 'kbd', 'samp', 'tt', 'input', 'br',
+  'iframe', 'script', 'audio', 'video', 'caption', 'td', 'th',
+]);
+
+/** Block elements rendered by turndown's default rule: their content between blank lines. */
+export const PLAIN_BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
+  'address', 'article', 'aside', 'body', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption',
+  'figure', 'footer', 'form', 'header', 'hgroup', 'html', 'main', 'nav', 'output', 'p', 'section', 'summary',
+]);

@@ -1,15 +1,20 @@
-import type { Element } from 'domhandler';
-import type { ConvertChildren, ConvertContext } from './context.js';
+import type { ConversionContext, MirrorRule } from './context.js';
+import type { MirrorElement } from './mirror-node.js';
 
 /** Spans above this are treated as 1: real tables never need more, hostile ones would blow up the grid. */
 const MAX_SPAN = 64;
-/** Tables nested deeper than this are converted as plain blocks by the caller, without recursion. */
-export const MAX_TABLE_DEPTH = 32;
 
-interface CellRef {
-  readonly el: Element;
+export interface CellRef {
+  readonly el: MirrorElement;
   readonly colspan: number;
   readonly rowspan: number;
+}
+
+export interface TableLayout {
+  readonly rows: readonly CellRef[][];
+  /** Rows of cells; spanned slots hold `null`. */
+  readonly grid: readonly (readonly (MirrorElement | null)[])[];
+  readonly width: number;
 }
 
 function span(value: string | undefined): number {
@@ -18,27 +23,27 @@ function span(value: string | undefined): number {
   return Number.isFinite(n) && n >= 1 && n <= MAX_SPAN ? n : 1;
 }
 
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (const c of el.children) if (c.type === 'tag') out.push(c);
+function childElements(el: MirrorElement): MirrorElement[] {
+  const out: MirrorElement[] = [];
+  for (const c of el.childNodes) if (c.nodeType === 1) out.push(c);
   return out;
 }
 
 /** Rows of this table (not of nested tables): direct `tr`s and those of thead/tbody/tfoot, thead first. */
-function collectRows(table: Element): CellRef[][] {
-  const head: Element[] = [];
-  const body: Element[] = [];
+function collectRows(table: MirrorElement): CellRef[][] {
+  const head: MirrorElement[] = [];
+  const body: MirrorElement[] = [];
   for (const child of childElements(table)) {
-    if (child.name === 'tr') body.push(child);
-    else if (child.name === 'thead') head.push(...childElements(child).filter((r) => r.name === 'tr'));
-    else if (child.name === 'tbody' || child.name === 'tfoot') {
-      body.push(...childElements(child).filter((r) => r.name === 'tr'));
+    if (child.tag === 'tr') body.push(child);
+    else if (child.tag === 'thead') head.push(...childElements(child).filter((r) => r.tag === 'tr'));
+    else if (child.tag === 'tbody' || child.tag === 'tfoot') {
+      body.push(...childElements(child).filter((r) => r.tag === 'tr'));
     }
   }
   const rows: CellRef[][] = [];
   for (const tr of [...head, ...body]) {
     const cells = childElements(tr)
-      .filter((c) => c.name === 'td' || c.name === 'th')
+      .filter((c) => c.tag === 'td' || c.tag === 'th')
       .map((el) => ({ el, colspan: span(el.attribs.colspan), rowspan: span(el.attribs.rowspan) }));
     if (cells.length > 0) rows.push(cells);
   }
@@ -46,16 +51,16 @@ function collectRows(table: Element): CellRef[][] {
 }
 
 /** Lays cells out on a grid honouring colspan and rowspan; spanned slots hold `null`. */
-function layout(rows: CellRef[][]): { grid: (Element | null)[][]; width: number } {
-  const grid: (Element | null)[][] = rows.map(() => []);
+function layout(rows: readonly CellRef[][]): Omit<TableLayout, 'rows'> {
+  const grid: (MirrorElement | null)[][] = rows.map(() => []);
   let width = 0;
   rows.forEach((cells, r) => {
-    const line = grid[r] as (Element | null)[];
+    const line = grid[r] as (MirrorElement | null)[];
     let col = 0;
     for (const cell of cells) {
       while (line[col] !== undefined) col++;
       for (let dr = 0; dr < cell.rowspan && r + dr < rows.length; dr++) {
-        const target = grid[r + dr] as (Element | null)[];
+        const target = grid[r + dr] as (MirrorElement | null)[];
         for (let dc = 0; dc < cell.colspan; dc++) target[col + dc] = dr === 0 && dc === 0 ? cell.el : null;
       }
       col += cell.colspan;
@@ -65,29 +70,62 @@ function layout(rows: CellRef[][]): { grid: (Element | null)[][]; width: number 
   return { grid, width };
 }
 
-function cellText(el: Element, ctx: ConvertContext, convert: ConvertChildren): string {
-  const md = convert(el, { ...ctx, cellMode: true, tableDepth: ctx.tableDepth + 1 });
-  // One line per cell; a pipe would end the cell early (GFM requires escaping it even in code spans).
-  return md.replace(/\s*\n\s*/g, ' ').trim().replace(/(?<!\\)\|/g, '\\|');
+function tableOf(cell: MirrorElement): MirrorElement | null {
+  for (let p = cell.parentNode; p !== null; p = p.parentNode) if (p.tag === 'table') return p;
+  return null;
+}
+
+/** Layout of a table, computed once per conversion. */
+function tableLayout(table: MirrorElement, ctx: ConversionContext): TableLayout {
+  let found = ctx.tables.get(table);
+  if (found === undefined) {
+    const rows = collectRows(table);
+    found = { rows, ...layout(rows) };
+    ctx.tables.set(table, found);
+  }
+  return found;
 }
 
 /**
- * Renders a `<table>` as a GFM table. The first row is the header (GFM has no header-less tables);
- * colspan leaves empty cells after the content, rowspan leaves empty cells below it, short rows are
- * padded. Single-column tables (almost always layout) and tables inside cells are rendered as plain
- * blocks instead. Never throws on malformed structure.
+ * Whether `node` is inside a cell of a table rendered as a GFM table, where everything must stay on one
+ * line (headings, breaks and code blocks render inline; nested tables are flattened).
  */
-export function renderTable(table: Element, ctx: ConvertContext, convert: ConvertChildren): string {
-  const rows = collectRows(table);
-  const { grid, width } = layout(rows);
-  const captionEl = childElements(table).find((c) => c.name === 'caption');
-  const caption = captionEl ? cellText(captionEl, ctx, convert) : '';
+export function inTableCell(node: MirrorElement, ctx: ConversionContext): boolean {
+  for (let p = node.parentNode; p !== null; p = p.parentNode) {
+    if (p.tag !== 'td' && p.tag !== 'th') continue;
+    let gfm = ctx.cellModes.get(p);
+    if (gfm === undefined) {
+      const table = tableOf(p);
+      gfm = table !== null && tableLayout(table, ctx).width >= 2;
+      ctx.cellModes.set(p, gfm);
+    }
+    if (gfm) return true;
+  }
+  return false;
+}
+
+/** One line per cell; a pipe would end the cell early (GFM requires escaping it even in code spans). */
+function cellLine(markdown: string): string {
+  return markdown.replace(/\s*\n\s*/g, ' ').trim().replace(/(?<!\\)\|/g, '\\|');
+}
+
+/**
+ * Renders a `<table>` from the markdown its cell rules kept. The first row is the header (GFM has no
+ * header-less tables); colspan leaves empty cells after the content, rowspan leaves empty cells below it,
+ * short rows are padded. Single-column tables (almost always layout) and tables inside cells are rendered
+ * as plain blocks instead. Never throws on malformed structure.
+ */
+function renderTable(table: MirrorElement, ctx: ConversionContext): string {
+  const { rows, grid, width } = tableLayout(table, ctx);
+  const cell = (el: MirrorElement): string => ctx.cells.get(el) ?? '';
+  const captionEl = childElements(table).find((c) => c.tag === 'caption');
+  const caption = captionEl ? cellLine(cell(captionEl)) : '';
   if (width === 0) return caption ? `\n\n${caption}\n\n` : '';
-  if (width === 1 || ctx.cellMode) {
+  const cellMode = inTableCell(table, ctx);
+  if (width === 1 || cellMode) {
     // Layout table: keep the cells' block structure (or flatten when already inside a cell).
-    const inner: ConvertContext = { ...ctx, tableDepth: ctx.tableDepth + 1 };
-    const parts = rows.flatMap((cells) => cells.map((c) => convert(c.el, inner).trim())).filter((s) => s !== '');
-    const sep = ctx.cellMode ? ' ' : '\n\n';
+    const parts = rows.flatMap((cells) => cells.map((c) => cell(c.el).trim())).filter((s) => s !== '');
+    const sep = cellMode ? ' ' : '\n\n';
     return `\n\n${caption ? caption + sep : ''}${parts.join(sep)}\n\n`;
   }
   const lines: string[] = [];
@@ -95,10 +133,31 @@ export function renderTable(table: Element, ctx: ConvertContext, convert: Conver
     const cells: string[] = [];
     for (let c = 0; c < width; c++) {
       const el = line[c];
-      cells.push(el ? cellText(el, ctx, convert) : '');
+      cells.push(el ? cellLine(cell(el)) : '');
     }
     lines.push(`| ${cells.join(' | ')} |`);
     if (r === 0) lines.push(`|${' --- |'.repeat(width)}`);
   });
   return `\n\n${caption ? caption + '\n\n' : ''}${lines.join('\n')}\n\n`;
+}
+
+/**
+ * GFM table rules. Turndown converts children before their parent, so cells and captions keep their
+ * markdown in the context and the table rule lays them out (a row's own output is not used). This is
+ * what allows rowspan, colspan, ragged rows and `<thead>` after `<tbody>`.
+ */
+export function tableRules(ctx: ConversionContext): Record<string, MirrorRule> {
+  return {
+    tableCell: {
+      filter: (node) => node.tag === 'td' || node.tag === 'th' || node.tag === 'caption',
+      replacement: (content, node) => {
+        ctx.cells.set(node, content);
+        return `\n\n${content}\n\n`;
+      },
+    },
+    table: {
+      filter: (node) => node.tag === 'table',
+      replacement: (_content, node) => renderTable(node, ctx),
+    },
+  };
 }
