@@ -1,5 +1,19 @@
 import type { MirrorElement } from './mirror-node.js';
-import type { TableLayout } from './table.js';
+
+/** A table cell with its spans. */
+export interface CellRef {
+  readonly el: MirrorElement;
+  readonly colspan: number;
+  readonly rowspan: number;
+}
+
+/** A table's cells on a grid (colspan and rowspan applied). */
+export interface TableLayout {
+  readonly rows: readonly CellRef[][];
+  /** Rows of cells; spanned slots hold `null`. */
+  readonly grid: readonly (readonly (MirrorElement | null)[])[];
+  readonly width: number;
+}
 
 /** State of one conversion, shared by its rules. */
 export interface ConversionContext {

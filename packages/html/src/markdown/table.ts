@@ -1,21 +1,9 @@
-import type { ConversionContext, MirrorRule } from './context.js';
+import type { CellRef, ConversionContext, MirrorRule, TableLayout } from './context.js';
 import type { MirrorElement } from './mirror-node.js';
 
 /** Spans above this are treated as 1: real tables never need more, hostile ones would blow up the grid. */
 const MAX_SPAN = 64;
 
-export interface CellRef {
-  readonly el: MirrorElement;
-  readonly colspan: number;
-  readonly rowspan: number;
-}
-
-export interface TableLayout {
-  readonly rows: readonly CellRef[][];
-  /** Rows of cells; spanned slots hold `null`. */
-  readonly grid: readonly (readonly (MirrorElement | null)[])[];
-  readonly width: number;
-}
 
 function span(value: string | undefined): number {
   if (value === undefined) return 1;
