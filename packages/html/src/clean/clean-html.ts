@@ -1,4 +1,4 @@
-import { Document, type ParentNode } from 'domhandler';
+import { Document, type AnyNode, type ParentNode } from 'domhandler';
 import { filterChildren, findFirstTag, isElement, relinkChildren } from '../dom/dom-helpers.js';
 import { resolveElementUrls } from './resolve-urls.js';
 
@@ -29,6 +29,11 @@ export function cleanHtml(doc: Document, opts: CleanHtmlOptions): ParentNode {
   return findFirstTag(doc, 'body') ?? doc;
 }
 
+function isRemoved(child: AnyNode): boolean {
+  if (child.type === 'comment' || child.type === 'directive') return true;
+  return isElement(child) && REMOVED_TAGS.has(child.name);
+}
+
 /**
  * One pass: drop removed tags and comments, then per element drop event handlers and resolve URLs.
  * Iterative: deep pages (thousands of nested inline tags) would overflow the call stack.
@@ -37,10 +42,7 @@ function stripNodeIterative(root: ParentNode, baseUrl: string): void {
   const stack: ParentNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop() as ParentNode;
-    filterChildren(node, (child) => {
-      if (child.type === 'comment' || child.type === 'directive') return true;
-      return isElement(child) && REMOVED_TAGS.has(child.name);
-    });
+    filterChildren(node, isRemoved);
     for (const child of node.children) {
       if (isElement(child)) {
         // Inline event handlers are script too; dropping them keeps the cleaned HTML inert.

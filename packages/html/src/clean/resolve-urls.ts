@@ -33,11 +33,63 @@ export function absolutize(value: string, base: string): string | null {
   if (v === '' || /^(?:data|javascript|mailto|tel|about|blob):/i.test(v)) return null;
   // Already absolute: keep as written (no need to pay for a URL parse on most links of a page).
   if (/^https?:\/\/[^\s]+$/i.test(v)) return v;
+  const fast = joinPlainPath(v, base);
+  if (fast !== null) return fast;
   try {
     return new URL(v, base).href;
   } catch {
     return null;
   }
+}
+
+/**
+ * A relative URL made only of characters that the URL parser copies as they are (no scheme, no
+ * dot segments, no percent-encoded dot, no backslash, space or non-ASCII): `/a/b?c#d` or `a/b`.
+ */
+const PLAIN_PATH = /^(?!\/\/)[A-Za-z0-9\-._~!$&()*+,;=@%/]+(?:\?[A-Za-z0-9\-._~!$&()*+,;=@%/?]*)?(?:#[A-Za-z0-9\-._~!$&()*+,;=@%/?#]*)?$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:[/?#]|$)|%2e/i;
+
+interface BaseParts {
+  base: string;
+  /** `scheme://host[:port]`, or null when the base is not a plain http(s) URL. */
+  origin: string | null;
+  /** Origin and directory of the base path (up to its last `/`). */
+  dir: string;
+}
+
+/** Parts of the last base seen: the pages of a batch share one base. */
+let lastBase: BaseParts = { base: '', origin: null, dir: '' };
+
+function baseParts(base: string): BaseParts {
+  if (lastBase.base === base) return lastBase;
+  let origin: string | null = null;
+  let dir = '';
+  try {
+    const u = new URL(base);
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '') {
+      origin = `${u.protocol}//${u.host}`;
+      dir = origin + u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1);
+    }
+  } catch {
+    origin = null;
+  }
+  lastBase = { base, origin, dir };
+  return lastBase;
+}
+
+/**
+ * `new URL(v, base).href` without the URL parser for the common relative links (`/path`, `path`)
+ * whose characters the parser copies unchanged; null when `v` needs the real parser. Resolving URLs
+ * with the parser was a tenth of the cleaning time.
+ */
+function joinPlainPath(v: string, base: string): string | null {
+  const first = v.charCodeAt(0);
+  // '?' and '#' keep parts of the base path and query: left to the parser.
+  if (first === 63 || first === 35 || !PLAIN_PATH.test(v) || DOT_SEGMENT.test(v)) return null;
+  const parts = baseParts(base);
+  if (parts.origin === null) return null;
+  // A first path segment with ':' would be a scheme: ':' is not in PLAIN_PATH.
+  return first === 47 ? parts.origin + v : parts.dir + v;
 }
 
 function isPlaceholderSrc(src: string | undefined): boolean {

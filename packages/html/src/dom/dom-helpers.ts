@@ -49,18 +49,20 @@ export function relinkChildren(parent: ParentNode): void {
 
 /** Removes every child for which `drop` returns true, in one pass (linear, unlike repeated splices). */
 export function filterChildren(parent: ParentNode, drop: (child: AnyNode) => boolean): void {
-  const kept: AnyNode[] = [];
-  let changed = false;
-  for (const child of parent.children) {
-    if (drop(child)) {
-      child.parent = null;
-      changed = true;
-    } else kept.push(child);
+  const kids = parent.children;
+  // Most parents lose no child: find the first one to drop before allocating anything.
+  let first = 0;
+  while (first < kids.length && !drop(kids[first] as AnyNode)) first++;
+  if (first === kids.length) return;
+  const kept: AnyNode[] = kids.slice(0, first);
+  (kids[first] as AnyNode).parent = null;
+  for (let i = first + 1; i < kids.length; i++) {
+    const child = kids[i] as AnyNode;
+    if (drop(child)) child.parent = null;
+    else kept.push(child);
   }
-  if (changed) {
-    parent.children = kept as typeof parent.children;
-    relinkChildren(parent);
-  }
+  parent.children = kept as typeof parent.children;
+  relinkChildren(parent);
 }
 
 /** Depth-first search for the first element with the given tag name. */
