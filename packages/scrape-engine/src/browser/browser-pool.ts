@@ -62,17 +62,6 @@ interface BrowserEntry {
   closing: boolean;
 }
 
-const stealthChromium = (() => {
-  let launcher: ReturnType<typeof addExtra<typeof chromium>> | undefined;
-  return () => {
-    if (!launcher) {
-      launcher = addExtra(chromium);
-      launcher.use(StealthPlugin());
-    }
-    return launcher;
-  };
-})();
-
 /**
  * Chromium browsers shared by the jobs of one worker: a fresh context per job (no state leaks between
  * jobs or teams), browsers replaced after a number of contexts or when their memory grows, and
@@ -89,6 +78,8 @@ export class BrowserPool {
   private readonly entries = new Set<BrowserEntry>();
   private readonly counters = { launches: 0, crashes: 0, recycles: 0 };
   private closed = false;
+  /** playwright-extra launcher with the stealth plugin, made on first use of the stealth flavor. */
+  private stealthLauncher: ReturnType<typeof addExtra<typeof chromium>> | undefined;
 
   constructor(private readonly options: BrowserPoolOptions = {}) {
     this.executablePath = options.executablePath ?? '/usr/bin/chromium';
@@ -157,7 +148,7 @@ export class BrowserPool {
 
   private launch(flavor: BrowserFlavor): BrowserEntry {
     const started = Date.now();
-    const launcher = flavor === 'stealth' ? stealthChromium() : chromium;
+    const launcher = flavor === 'stealth' ? this.stealth() : chromium;
     const entry: BrowserEntry = {
       flavor, pid: undefined, active: 0, served: 0, retiring: false, crashed: false, closing: false,
       browser: Promise.resolve(undefined as unknown as Browser),
@@ -194,6 +185,14 @@ export class BrowserPool {
     });
     this.entries.add(entry);
     return entry;
+  }
+
+  private stealth(): ReturnType<typeof addExtra<typeof chromium>> {
+    if (!this.stealthLauncher) {
+      this.stealthLauncher = addExtra(chromium);
+      this.stealthLauncher.use(StealthPlugin());
+    }
+    return this.stealthLauncher;
   }
 
   private retire(entry: BrowserEntry, reason: 'contexts' | 'memory'): void {
