@@ -6,7 +6,7 @@ import {
   scrapeCredits, scrapeJobSchema,
   type CreditLedger, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
 } from '@trawl/queue';
-import type { BrowserFetcher, BrowserFetchResult, Fetcher, FetchResult, ProxyPools, ProxyTier, StorageState } from '@trawl/scrape-engine';
+import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, pipelineFormats, textFormats } from './build-document.js';
@@ -124,7 +124,7 @@ export class ScrapeProcessor {
       signal,
       maxBytes: this.deps.maxResponseBytes,
       ...this.proxyFor('basic', request),
-      ...(request.location?.languages?.length ? { acceptLanguage: request.location.languages.join(', ') } : {}),
+      ...(request.location?.languages?.length ? { acceptLanguage: acceptLanguageFor(request.location.languages) } : {}),
     });
     const html = page.kind === 'html' || page.kind === 'xhtml' ? page.text ?? '' : undefined;
     if (this.deps.browserFallback && request.proxy === 'auto' && isBotWall(page.statusCode, html)) {

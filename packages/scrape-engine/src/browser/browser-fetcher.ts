@@ -169,12 +169,12 @@ export class BrowserFetcher implements Fetcher {
     const started = Date.now();
     const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const { cookie, 'user-agent': userAgent, 'accept-language': acceptLanguageHeader, ...extraHeaders } = headers;
+    // An explicit Accept-Language (header or request field) wins over `location.languages`.
+    const languages = languagesOf(acceptLanguageHeader ?? req.acceptLanguage) ?? req.location?.languages;
     const emulation = buildEmulation({
       mobile: req.mobile ?? false,
       ...(req.location?.country ? { country: req.location.country } : {}),
-      ...(languagesOf(acceptLanguageHeader ?? req.acceptLanguage) ?? req.location?.languages?.length
-        ? { languages: languagesOf(acceptLanguageHeader ?? req.acceptLanguage) ?? req.location?.languages ?? [] }
-        : {}),
+      ...(languages?.length ? { languages } : {}),
       ...(userAgent ?? req.userAgent ? { userAgent: userAgent ?? req.userAgent } : {}),
       defaultUserAgent: this.defaultUserAgent,
     });

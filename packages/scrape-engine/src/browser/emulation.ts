@@ -15,12 +15,11 @@ export interface EmulationInput {
   defaultUserAgent: string;
 }
 
-/** The emulated locale, time zone and Accept-Language, reported back in metadata. */
+/** The emulated locale, time zone and languages, reported back in metadata. */
 export interface Emulation {
   contextOptions: BrowserContextOptions;
   locale: string;
   timezoneId: string;
-  acceptLanguage: string;
   /** The preferred languages, most preferred first (Chromium adds the q-values itself). */
   languages: readonly string[];
 }
@@ -82,7 +81,6 @@ export function buildEmulation(input: EmulationInput): Emulation {
   const languages = input.languages?.length ? input.languages : [localeForCountry(country)];
   const locale = languages[0] ?? 'en-US';
   const timezoneId = timezoneForCountry(country);
-  const acceptLanguage = acceptLanguageFor(languages);
   const device = input.mobile ? devices['Pixel 7'] : undefined;
   const contextOptions: BrowserContextOptions = device
     ? { ...device, ...(input.userAgent ? { userAgent: input.userAgent } : {}) }
@@ -91,7 +89,6 @@ export function buildEmulation(input: EmulationInput): Emulation {
     contextOptions: { ...contextOptions, locale, timezoneId },
     locale,
     timezoneId,
-    acceptLanguage,
     languages: expandLanguages(languages),
   };
 }
