@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
 import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
-import type { CreditLedger, JobDispatcher, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
+import type { CreditLedger, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -11,9 +11,13 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { blobRoutes } from './routes/blob.routes.js';
+import { crawlRoutes } from './routes/crawl.routes.js';
+import { mapRoutes } from './routes/map.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
+import { CrawlService } from './services/crawl.service.js';
+import { MapService } from './services/map.service.js';
 import { ScrapeService } from './services/scrape.service.js';
 
 /** Everything the gateway's routes use, created by the composition root. */
@@ -28,6 +32,9 @@ export interface AppDeps {
   dispatcher: JobDispatcher;
   results: ResultStore;
   waiter: ResultWaiter;
+  queues: QueueSet;
+  /** The crawl and batch service, shared with the WebSocket stream. */
+  crawls: CrawlService;
   capabilities: ReadonlySet<Capability>;
   /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
   blobs: LocalBlobStore | null;
@@ -65,6 +72,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(blobRoutes({ store: deps.blobs }));
   app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
   app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
+  app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
+  const maps = new MapService({
+    queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits,
+    defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
+  });
+  app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));
   app.use(notFound());
   app.use(errorHandler());

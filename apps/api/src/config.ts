@@ -34,5 +34,9 @@ export const apiConfigSchema = z.object({
    * enhanced proxy are accepted. When false those options get 400 UNSUPPORTED_OPTION. Default true.
    */
   TRAWL_BROWSER_ENABLED: envBoolean(true),
+  /** Time budget of a map without `timeout`, ms. Default 15000. */
+  TRAWL_MAP_DEFAULT_TIMEOUT_MS: envInt(15_000, { min: 1000, max: 300_000 }),
+  /** How long a finished crawl or batch (documents, errors) can be read, seconds. Default 86400. */
+  TRAWL_CRAWL_RETENTION_SEC: envInt(86_400, { min: 60 }),
 });
 export type ApiConfig = z.output<typeof apiConfigSchema>;

@@ -5,6 +5,8 @@ import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
 import {
   Admission,
+  CrawlCoordinator,
+  CrawlStore,
   CreditLedger,
   JobDispatcher,
   QueueSet,
@@ -15,8 +17,11 @@ import {
   TeamStore,
   createRedisClient,
   redisConnectionFromEnv,
+  type CrawlNotifier,
 } from '@trawl/queue';
 import { createApp } from './app.js';
+import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
+import { CrawlService } from './services/crawl.service.js';
 import type { ApiConfig } from './config.js';
 
 /** A running gateway. */
@@ -42,6 +47,7 @@ export async function startApi(
   const redisOpts = redisConnectionFromEnv(config);
   const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api' });
   const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub' });
+  const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub' });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
   const teams = new TeamStore(redis, keys);
   const queues = new QueueSet(redis, keys);
@@ -65,16 +71,24 @@ export async function startApi(
   sweeper?.unref();
   const capabilities = opts.capabilities ?? new Set<Capability>(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []);
   let shuttingDown = false;
+  const credits = new CreditLedger(redis, keys);
+  const crawlStore = new CrawlStore(redis, keys);
+  const notify: CrawlNotifier = async () => {};
+  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify);
+  const crawls = new CrawlService({ store: crawlStore, coordinator, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC });
+  const hub = new CrawlEventHub(crawlSubscriber, keys);
+  await hub.start();
   const app = createApp({
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
-    credits: new CreditLedger(redis, keys),
-    dispatcher, results, waiter,
+    credits,
+    dispatcher, results, waiter, queues, crawls,
     capabilities,
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });
   const server = createServer(app);
+  const wss = attachCrawlStream(server, { teams, crawls, store: crawlStore, hub, logger });
   // Sync scrapes may legitimately take up to 300 s plus grace; keep Node from cutting them.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
@@ -94,12 +108,15 @@ export async function startApi(
     teams,
     async close({ graceMs = 10_000 } = {}) {
       shuttingDown = true;
+      for (const client of wss.clients) client.close(1001);
+      wss.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
       waiter.close();
+      hub.close();
       if (sweeper) clearInterval(sweeper);
       await blobStore.close();
       await queues.close();

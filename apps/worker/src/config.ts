@@ -71,5 +71,20 @@ export const workerConfigSchema = z.object({
   TRAWL_PROXY_BASIC: envProxyList(),
   /** `enhanced` proxy pool, same syntax. Default none: direct, with the stealth browser. */
   TRAWL_PROXY_ENHANCED: envProxyList(),
+  /**
+   * Requests per second to one host from the pages of all crawls and batches, shared by every worker
+   * (a page over the rate waits as a delayed job, holding no worker). 0 turns it off. Default 10.
+   */
+  TRAWL_CRAWL_HOST_RATE_PER_SEC: z.coerce.number().min(0).max(100_000).default(10),
+  /** Time budget of a crawl's seeding (robots.txt, sitemaps), ms. Default 60000. */
+  TRAWL_CRAWL_KICKOFF_BUDGET_MS: envInt(60_000, { min: 1000 }),
+  /** How often running crawls are checked for lost pages, ms. Default 5000. */
+  TRAWL_CRAWL_WATCH_INTERVAL_MS: envInt(5_000, { min: 100 }),
+  /** A crawl page in flight this long with no live job is recovered by the watchdog, ms. Default 30000. */
+  TRAWL_CRAWL_STALE_AFTER_MS: envInt(30_000, { min: 100 }),
+  /** Crawl control and map jobs one process runs at once. Default 8. */
+  TRAWL_CRAWL_CONCURRENCY: envInt(8, { min: 1, max: 256 }),
+  /** Pages a map fetches at once while discovering links. Default 8. */
+  TRAWL_MAP_CONCURRENCY: envInt(8, { min: 1, max: 64 }),
 });
 export type WorkerConfig = z.output<typeof workerConfigSchema>;

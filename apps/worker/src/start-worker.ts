@@ -3,13 +3,18 @@ import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observ
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  Admission, CreditLedger, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore, createRedisClient, redisConnectionFromEnv,
+  Admission, CrawlCoordinator, CrawlStore, CreditLedger, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
+  createRedisClient, redisConnectionFromEnv, type CrawlNotifier,
 } from '@trawl/queue';
 import {
   AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
   adBlockPlugin, cookieConsentPlugin, loadConsentAssets, type Fetcher,
 } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
+import { CrawlPages } from './crawl/crawl-pages.js';
+import { CrawlProcessor } from './crawl/crawl.processor.js';
+import { MapRunner } from './crawl/map-runner.js';
+import { SiteDiscovery } from './crawl/site-discovery.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
@@ -64,6 +69,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
+  const credits = new CreditLedger(redis, keys);
+  const crawlStore = new CrawlStore(redis, keys);
+  const notify: CrawlNotifier = async () => {};
+  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
+  const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger });
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),
@@ -73,16 +83,18 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC,
     profiles: new ProfileStore(redis, keys),
     converter, results, dispatcher,
-    credits: new CreditLedger(redis, keys),
+    credits,
     metrics,
     logger, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES,
+    crawlPages,
+    hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
     shutdown: shutdown.signal,
   };
 
   const workers: Worker[] = [];
   const consume = (queue: 'scrape' | 'browser', concurrency: number) => {
     const processor = new ScrapeProcessor(queue, deps);
-    const worker = new Worker(queue, (job) => processor.process(job), {
+    const worker = new Worker(queue, (job, token) => processor.process(job, token), {
       connection: bullConnection,
       prefix: keys.bullPrefix(),
       concurrency,
@@ -93,7 +105,26 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
     workers.push(worker);
   };
-  if (config.TRAWL_WORKER_ROLES.includes('http')) consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
+  if (config.TRAWL_WORKER_ROLES.includes('http')) {
+    consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
+    const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
+    const crawlProcessor = new CrawlProcessor({
+      store: crawlStore, coordinator, notify, discovery, results, credits, logger,
+      mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
+      kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
+      shutdown: shutdown.signal,
+    });
+    const worker = new Worker('crawl', (job) => crawlProcessor.process(job), {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.TRAWL_CRAWL_CONCURRENCY,
+      lockDuration: config.TRAWL_JOB_LOCK_MS,
+      stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
+      maxStalledCount: 2,
+    });
+    worker.on('error', (err) => logger.error({ err, queue: 'crawl' }, 'bullmq worker error'));
+    workers.push(worker);
+  }
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
 
   // Reaper: any worker may run it; a Redis lock makes one pass run at a time cluster-wide.
@@ -104,6 +135,14 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     );
   }, config.TRAWL_REAPER_INTERVAL_MS);
   reaper.unref();
+  // Crawl watchdog: lost pages and seedings are recovered, so no crawl stays `scraping` forever.
+  const watchdog = setInterval(() => {
+    void coordinator.watch({ intervalMs: config.TRAWL_CRAWL_WATCH_INTERVAL_MS }).then(
+      (n) => { if (n > 0) logger.warn({ recovered: n }, 'crawl pages recovered'); },
+      (err: unknown) => logger.warn({ err }, 'crawl watchdog failed'),
+    );
+  }, config.TRAWL_CRAWL_WATCH_INTERVAL_MS);
+  watchdog.unref();
 
   const metricsServer = await startMetricsServer({
     registry, redis, host: config.TRAWL_WORKER_HOST, port: config.TRAWL_WORKER_PORT, isShuttingDown: () => shuttingDown,
@@ -115,6 +154,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     async close({ graceMs = 10_000 } = {}) {
       shuttingDown = true;
       clearInterval(reaper);
+      clearInterval(watchdog);
       const drained = Promise.all(workers.map((w) => w.close()));
       const timer = setTimeout(() => shutdown.abort(new Error('shutdown')), graceMs);
       await drained;

@@ -17,13 +17,32 @@ export {
   JOB_CATALOG,
   QUEUE_NAMES,
   scrapeJobSchema,
+  crawlQueueJobSchema,
   admissionInfoSchema,
   bullPriority,
   type QueueName,
   type ScrapeJob,
+  type CrawlQueueJob,
   type QueuePolicy,
 } from './job-catalog.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, type RedisProcessOptions } from './redis-process.js';
+export {
+  CrawlStore,
+  encodeDocument,
+  type CrawlKind,
+  type CrawlStatus,
+  type CrawlRecord,
+  type NewCrawl,
+  type CrawlCandidate,
+  type CrawlPage,
+  type PumpResult,
+  type PageOutcome,
+  type CrawlError,
+  type PageDoneResult,
+  type CrawlEvent,
+} from './crawl-store.js';
+export { HostRateLimiter } from './host-rate-limiter.js';
+export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions } from './crawl-coordinator.js';

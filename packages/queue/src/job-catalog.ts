@@ -5,7 +5,7 @@ import { z } from 'zod';
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape', 'browser'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser', 'crawl'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
@@ -34,8 +34,33 @@ export const scrapeJobSchema = z.object({
    * JavaScript) or `blocked` (the `auto` proxy retry with the enhanced tier).
    */
   escalation: z.enum(['js-shell', 'blocked']).optional(),
+  /** Set on the pages of a crawl or batch scrape: the crawl, its kind and the page's discovery depth. */
+  crawl: z.object({ id: z.uuid(), kind: z.enum(['crawl', 'batch']), depth: z.number().int().min(0) }).optional(),
+  /** Start time reserved with the per-host rate limiter (ms); set when the job was delayed for it. */
+  hostSlotAt: z.number().int().optional(),
 });
 export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
+
+/**
+ * Payload of a `crawl` queue job: `kickoff` seeds a crawl (robots.txt, sitemaps, seed URL), `pump`
+ * starts the next pages of a crawl whose `delay` made it wait, `map` lists a site's URLs for a
+ * waiting `POST /v2/map` caller.
+ */
+export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
+  z.object({ v: z.literal(1), kind: z.literal('kickoff'), crawlId: z.uuid(), teamId: z.string().min(1) }),
+  z.object({ v: z.literal(1), kind: z.literal('pump'), crawlId: z.uuid(), teamId: z.string().min(1) }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('map'),
+    jobId: z.uuid(),
+    teamId: z.string().min(1),
+    /** The validated map request. */
+    request: z.record(z.string(), z.unknown()),
+    /** Absolute deadline, ms since epoch. */
+    deadline: z.number().int().positive(),
+  }),
+]);
+export type CrawlQueueJob = z.infer<typeof crawlQueueJobSchema>;
 
 /** Retry and retention policy of a queue. */
 export interface QueuePolicy {
@@ -47,11 +72,13 @@ export interface QueuePolicy {
   retentionSec: number;
 }
 
-export const JOB_CATALOG: Record<QueueName, { payload: typeof scrapeJobSchema; policy: QueuePolicy }> = {
+export const JOB_CATALOG = {
   scrape: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 250, retentionSec: 3600 } },
   /** Scrapes that need a real browser; consumed by the `browser` worker role. */
   browser: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 500, retentionSec: 3600 } },
-};
+  /** Crawl control jobs and maps; consumed by the `http` worker role. */
+  crawl: { payload: crawlQueueJobSchema, policy: { attempts: 5, backoffMs: 500, retentionSec: 3600 } },
+} satisfies Record<QueueName, { payload: z.ZodType; policy: QueuePolicy }>;
 
 /** BullMQ priority (lower runs first) of a priority class. */
 export function bullPriority(priorityClass: 'interactive' | 'bulk'): number {

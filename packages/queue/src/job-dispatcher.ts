@@ -58,6 +58,21 @@ export class JobDispatcher {
     await this.add(moved, admission);
   }
 
+  /**
+   * Whether a job is still going somewhere: `live` (admitted, waiting for a slot, or in a scrape
+   * queue), `ended` (BullMQ finished or failed it), or `lost` (known nowhere: never enqueued).
+   */
+  async liveState(teamId: string, jobId: string): Promise<'live' | 'ended' | 'lost'> {
+    if (await this.admission.spec(teamId, jobId)) return 'live';
+    let ended = false;
+    for (const queue of ['scrape', 'browser']) {
+      const state = await this.queues.get(queue).getJobState(jobId);
+      if (state === 'completed' || state === 'failed') ended = true;
+      else if (state !== 'unknown') return 'live';
+    }
+    return ended ? 'ended' : 'lost';
+  }
+
   counts(teamId: string): Promise<{ active: number; waiting: number }> {
     return this.admission.counts(teamId);
   }

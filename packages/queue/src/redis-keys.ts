@@ -21,6 +21,19 @@
  * | `<p>:results` | pub/sub channel of finished job ids | ResultStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>` | string JSON browser storage state, no expiry | ProfileStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>:lock` | string jobId of the saving session, expires | ProfileStore |
+ * | `<p>:{c:ID}:crawl` | hash: kind, teamId, status, url, request, counters, limit, maxConcurrency, delayMs... | CrawlStore |
+ * | `<p>:{c:ID}:seen` | set of URL dedupe keys | CrawlStore |
+ * | `<p>:{c:ID}:frontier` | zset jobId -> depth * 1e10 + sequence (breadth first) | CrawlStore |
+ * | `<p>:{c:ID}:items` | hash jobId -> {url, depth} of frontier and in-flight pages | CrawlStore |
+ * | `<p>:{c:ID}:inflight` | zset jobId -> start time (ms) | CrawlStore |
+ * | `<p>:{c:ID}:docs` | list of deflated document JSON, completion order | CrawlStore |
+ * | `<p>:{c:ID}:errors` | list of error JSON | CrawlStore |
+ * | `<p>:{c:ID}:robots` | list of URLs blocked by robots.txt | CrawlStore |
+ * | `<p>:{t:ID}:crawls` | zset crawlId -> created time: the team's running crawls and batches | CrawlStore |
+ * | `<p>:crawls:running` | zset crawlId -> next watchdog check (ms) | CrawlStore (watchdog) |
+ * | `<p>:crawl-events` | pub/sub channel of crawl progress (`{crawlId, type}`) | CrawlStore |
+ * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
+ * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
  * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
  */
 export class RedisKeys {
@@ -68,6 +81,26 @@ export class RedisKeys {
   }
   profileLock(teamId: string, nameHash: string): string {
     return `${this.prefix}:{t:${teamId}}:profile:${nameHash}:lock`;
+  }
+  /** The eight keys of one crawl, in the order the crawl scripts expect. */
+  crawl(crawlId: string): string[] {
+    const base = `${this.prefix}:{c:${crawlId}}`;
+    return ['crawl', 'seen', 'frontier', 'items', 'inflight', 'docs', 'errors', 'robots'].map((k) => `${base}:${k}`);
+  }
+  teamCrawls(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:crawls`;
+  }
+  crawlsRunning(): string {
+    return `${this.prefix}:crawls:running`;
+  }
+  crawlEvents(): string {
+    return `${this.prefix}:crawl-events`;
+  }
+  idempotency(teamId: string, keyHash: string): string {
+    return `${this.prefix}:{t:${teamId}}:idem:${keyHash}`;
+  }
+  hostRate(host: string): string {
+    return `${this.prefix}:host:${host}`;
   }
   result(jobId: string): string {
     return `${this.prefix}:result:${jobId}`;

@@ -1,12 +1,13 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import {
   scrapeCredits, scrapeJobSchema,
-  type CreditLedger, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+  type CreditLedger, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
 } from '@trawl/queue';
 import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
+import type { CrawlPages } from '../crawl/crawl-pages.js';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, pipelineFormats, textFormats } from './build-document.js';
@@ -35,6 +36,10 @@ export interface ScrapeProcessorDeps {
   metrics: WorkerMetrics;
   logger: Logger;
   maxResponseBytes: number;
+  /** The crawl side of crawl and batch pages. */
+  crawlPages: CrawlPages;
+  /** Per-host request rate applied to crawl and batch pages. */
+  hostRate: HostRateLimiter;
   /** Aborted when the process shuts down: in-flight jobs stop and go back to the queue. */
   shutdown: AbortSignal;
   now?: () => number;
@@ -50,7 +55,9 @@ function parsePayload(data: unknown): { job: ScrapeJob; request: ScrapeRequest }
 }
 
 /** What running the engines ended with: a document, or the job moved to the browser queue. */
-type RunResult = { kind: 'document'; document: Record<string, unknown>; engine: string } | { kind: 'handed-off' };
+type RunResult =
+  | { kind: 'document'; document: Record<string, unknown>; engine: string; links?: string[]; finalUrl: string }
+  | { kind: 'handed-off' };
 
 /**
  * Executes one scrape job: engine -> convert -> document -> charge -> store -> release the slot.
@@ -68,16 +75,25 @@ export class ScrapeProcessor {
     this.now = deps.now ?? Date.now;
   }
 
-  async process(bullJob: Job): Promise<{ ok: boolean }> {
-    const { job, request } = parsePayload(bullJob.data);
+  async process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
+    const parsed = parsePayload(bullJob.data);
+    const { request } = parsed;
+    let { job } = parsed;
     const log = this.deps.logger.child({
       jobId: job.jobId, queue: this.queue, attempt: bullJob.attemptsMade + 1,
+      ...(job.crawl ? { crawlId: job.crawl.id } : {}),
       ...(job.zeroDataRetention ? { zdr: true } : { url: request.url }),
     });
-    if (await this.deps.results.get(job.jobId)) {
-      // Finished before a crash prevented the release: release only.
+    const finished = job.crawl ? !(await this.deps.crawlPages.shouldRun(job)) : (await this.deps.results.get(job.jobId)) !== null;
+    if (finished) {
+      // Finished before a crash prevented the release (or its crawl ended): release only.
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return { ok: true };
+    }
+    if (job.crawl) {
+      await this.waitForHostSlot(bullJob, job, request.url, token);
+      // A crawl page's timeout counts from its start, not from when it was discovered.
+      job = { ...job, deadline: this.now() + request.timeout };
     }
     const started = this.now();
     if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
@@ -89,7 +105,7 @@ export class ScrapeProcessor {
         return { ok: true };
       }
       engine = result.engine;
-      await this.finish(job, { ok: true, document: result.document });
+      await this.finish(job, { ok: true, document: result.document }, log, result);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'success' }, (this.now() - started) / 1000);
       return { ok: true };
     } catch (err) {
@@ -102,10 +118,23 @@ export class ScrapeProcessor {
       }
       if (te.code === 'UNKNOWN_ERROR') log.error({ err }, 'scrape failed unexpectedly');
       else log.info({ code: te.code }, 'scrape failed');
-      await this.finish(job, { ok: false, error: te.toData() });
+      await this.finish(job, { ok: false, error: te.toData() }, log);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: te.code }, (this.now() - started) / 1000);
       throw new UnrecoverableError(te.code);
     }
+  }
+
+  /**
+   * Crawl politeness: reserves the page's slot in its host's shared request rate; a slot in the
+   * future turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
+   */
+  private async waitForHostSlot(bullJob: Job, job: ScrapeJob, url: string, token: string | undefined): Promise<void> {
+    if (job.hostSlotAt !== undefined || token === undefined) return;
+    const slot = await this.deps.hostRate.reserve(new URL(url).host, this.now());
+    if (slot <= this.now() + 5) return;
+    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot) });
+    await bullJob.moveToDelayed(Math.ceil(slot), token);
+    throw new DelayedError();
   }
 
   private signalFor(job: ScrapeJob): { signal: AbortSignal; remaining: number } {
@@ -131,14 +160,16 @@ export class ScrapeProcessor {
       log.info({ statusCode: page.statusCode }, 'blocked on the basic tier, retrying with the enhanced tier');
       return this.handoff(job, 'blocked');
     }
-    const converted = await this.convert(request, page, signal);
+    const links = await this.deps.crawlPages.wantsLinks(job);
+    const converted = await this.convert(request, page, signal, links);
     if (this.deps.browserFallback && html !== undefined && isJavascriptShell(html, converted.markdown ?? '')) {
       log.info('page is a JavaScript shell, moving to the browser');
       return this.handoff(job, 'js-shell');
     }
     log.debug({ statusCode: page.statusCode, kind: page.kind, timings: converted.timings }, 'scrape converted');
     const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
-    return { kind: 'document', engine: 'http', document: buildDocument(request, page, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: 'basic' }) };
+    const document = buildDocument(request, page, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: 'basic' });
+    return { kind: 'document', engine: 'http', document, finalUrl: page.url, ...(converted.links ? { links: converted.links } : {}) };
   }
 
   private async handoff(job: ScrapeJob, escalation: 'js-shell' | 'blocked'): Promise<RunResult> {
@@ -172,13 +203,16 @@ export class ScrapeProcessor {
       }
       if (saveProfile && page.storageState) await this.deps.profiles.save(job.teamId, profile.name, page.storageState);
       const { signal } = this.signalFor(job);
-      const converted = await this.convert(request, page, signal);
+      const converted = await this.convert(request, page, signal, await this.deps.crawlPages.wantsLinks(job));
       const binaries = await storeBrowserBinaries(page, { blobs: this.deps.blobs, teamId: job.teamId, jobId: job.jobId, urlTtlSec: this.deps.blobUrlTtlSec });
       const creditsUsed = scrapeCredits({ proxyUsed: tier });
       const document = buildDocument(request, page, converted, {
         jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: tier, timezone: page.timezone, ...binaries,
       });
-      return { kind: 'document', engine: tier === 'enhanced' ? 'browser-stealth' : 'browser', document };
+      return {
+        kind: 'document', engine: tier === 'enhanced' ? 'browser-stealth' : 'browser', document, finalUrl: page.url,
+        ...(converted.links ? { links: converted.links } : {}),
+      };
     } finally {
       if (saveProfile) await this.deps.profiles.unlock(job.teamId, profile.name, job.jobId);
     }
@@ -212,18 +246,21 @@ export class ScrapeProcessor {
     });
   }
 
-  private async convert(request: ScrapeRequest, page: FetchResult, signal: AbortSignal) {
+  /** Runs the conversion; `links` asks for the page's links even when the request did not (crawl discovery). */
+  private async convert(request: ScrapeRequest, page: FetchResult, signal: AbortSignal, links = false) {
     switch (page.kind) {
       case 'html':
-      case 'xhtml':
+      case 'xhtml': {
+        const formats = pipelineFormats(request);
         return this.deps.converter.convert(page.text ?? '', {
           url: page.url,
-          formats: pipelineFormats(request),
+          formats: links ? { ...formats, links: true } : formats,
           onlyMainContent: request.onlyMainContent,
           ...(request.includeTags ? { includeTags: request.includeTags } : {}),
           ...(request.excludeTags ? { excludeTags: request.excludeTags } : {}),
           removeBase64Images: request.removeBase64Images,
         }, signal);
+      }
       case 'text':
       case 'json':
       case 'xml':
@@ -240,11 +277,21 @@ export class ScrapeProcessor {
     }
   }
 
-  /** Charge, store the outcome (which wakes the waiting gateway), then free the slot. */
-  private async finish(job: ScrapeJob, outcome: JobOutcome): Promise<void> {
-    if (outcome.ok) {
-      const credits = Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0);
-      await this.deps.credits.charge(job.teamId, credits);
+  /**
+   * Charge, store the outcome (which wakes the waiting gateway; a crawl page goes to its crawl), then
+   * free the slot.
+   */
+  private async finish(job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
+    const credits = outcome.ok ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0) : 0;
+    if (credits > 0) await this.deps.credits.charge(job.teamId, credits);
+    if (job.crawl) {
+      const request = job.request as { url: string; formats?: { type: string }[] };
+      if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
+      await this.deps.crawlPages.record(job, request.url, outcome.ok
+        ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
+        : { ok: false, error: outcome.error }, log);
+      await this.deps.dispatcher.release(job.teamId, job.jobId);
+      return;
     }
     await this.deps.results.put(
       { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(this.now()).toISOString(), outcome },

@@ -1,0 +1,169 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Redis } from 'ioredis';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { jobIdSchema } from '@trawl/api-schema';
+import type { Logger } from '@trawl/observability';
+import type { CrawlEvent, CrawlKind, CrawlStore, RedisKeys, Team, TeamStore } from '@trawl/queue';
+import type { CrawlService } from '../services/crawl.service.js';
+
+/** Documents sent per read while streaming (each becomes one `document` message). */
+const READ_CHUNK = 100;
+
+/**
+ * Fans the crawl events channel out to local listeners: one Redis subscription per gateway process,
+ * whatever the number of open streams.
+ */
+export class CrawlEventHub {
+  private readonly listeners = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      let event: CrawlEvent;
+      try {
+        event = JSON.parse(message) as CrawlEvent;
+      } catch {
+        return;
+      }
+      for (const fn of this.listeners.get(event.crawlId) ?? []) fn();
+    });
+    await this.subscriber.subscribe(this.keys.crawlEvents());
+  }
+
+  /** Calls `fn` on every event of the crawl until the returned function is called. */
+  listen(crawlId: string, fn: () => void): () => void {
+    let set = this.listeners.get(crawlId);
+    if (!set) this.listeners.set(crawlId, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.listeners.delete(crawlId);
+    };
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.subscriber.disconnect();
+  }
+}
+
+export interface CrawlStreamDeps {
+  teams: TeamStore;
+  crawls: CrawlService;
+  store: CrawlStore;
+  hub: CrawlEventHub;
+  logger: Logger;
+}
+
+function reject(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** The API key of a WebSocket request: the `Sec-WebSocket-Protocol` value (SDKs), or a Bearer header. */
+function apiKeyOf(req: IncomingMessage): string | undefined {
+  const proto = req.headers['sec-websocket-protocol'];
+  if (typeof proto === 'string' && proto.trim()) return proto.split(',')[0]!.trim();
+  const auth = req.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
+}
+
+/**
+ * WebSocket status stream of a crawl or batch (`GET /v2/crawl/:id` and `/v2/batch/scrape/:id` with
+ * Upgrade): a `catchup` with the status and the documents so far, a `document` message per new page,
+ * then `done` (completed) or a final status message (cancelled, failed), and the socket closes.
+ * Driven by the crawl events channel; nothing polls.
+ */
+export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    void (async () => {
+      const m = /^\/v2\/(crawl|batch\/scrape)\/([^/?#]+)\/?(?:\?.*)?$/.exec(req.url ?? '');
+      if (!m) return reject(socket, 404, 'Not Found');
+      const kind: CrawlKind = m[1] === 'crawl' ? 'crawl' : 'batch';
+      const id = jobIdSchema.safeParse(decodeURIComponent(m[2]!));
+      if (!id.success) return reject(socket, 400, 'Bad Request');
+      const key = apiKeyOf(req);
+      const team = key ? await deps.teams.resolveKey(key) : null;
+      if (!team) return reject(socket, 401, 'Unauthorized');
+      try {
+        await deps.crawls.find(team, id.data, kind);
+      } catch {
+        return reject(socket, 404, 'Not Found');
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => void stream(ws, id.data, team, kind, deps));
+    })().catch((err: unknown) => {
+      deps.logger.warn({ err }, 'crawl stream upgrade failed');
+      reject(socket, 500, 'Internal Server Error');
+    });
+  });
+  return wss;
+}
+
+async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKind, deps: CrawlStreamDeps): Promise<void> {
+  let sent = 0;
+  let busy = false;
+  let again = false;
+  let finished = false;
+  const finish = () => {
+    finished = true;
+    stop();
+    ws.close(1000);
+  };
+  const pushNew = async (): Promise<void> => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        for (;;) {
+          const { docs } = await deps.store.documents(crawlId, { skip: sent, limit: READ_CHUNK, maxBytes: Number.MAX_SAFE_INTEGER });
+          for (const doc of docs) ws.send(JSON.stringify({ type: 'document', data: doc }));
+          sent += docs.length;
+          if (docs.length < READ_CHUNK) break;
+        }
+        const record = await deps.store.get(crawlId);
+        if (!record || record.status !== 'scraping') {
+          const snapshot = record
+            ? { status: record.status, total: record.total, completed: record.completed, creditsUsed: record.creditsUsed }
+            : { status: 'failed', total: 0, completed: 0, creditsUsed: 0 };
+          ws.send(JSON.stringify(snapshot.status === 'completed' ? { type: 'done', data: snapshot } : { type: 'status', data: snapshot }));
+          finish();
+          return;
+        }
+      } while (again && !finished);
+    } finally {
+      busy = false;
+    }
+  };
+  // Listen before reading, so no event between the catch-up and the subscription is lost.
+  const stop = deps.hub.listen(crawlId, () => void pushNew().catch(() => ws.terminate()));
+  ws.on('close', () => stop());
+  ws.on('error', () => stop());
+  try {
+    const page = await deps.crawls.status(team, crawlId, kind, { skip: 0, limit: 100 });
+    const r = page.record;
+    ws.send(JSON.stringify({
+      type: 'catchup',
+      data: {
+        // The final status comes in the last message, after every document: a client that stops at
+        // a terminal status in the catch-up would miss documents past its first 100.
+        status: 'scraping', total: r.total, completed: r.completed, creditsUsed: r.creditsUsed,
+        expiresAt: new Date((r.completedAt ?? r.createdAt) + r.retentionSec * 1000).toISOString(), data: page.data,
+      },
+    }));
+    sent = page.data.length;
+    await pushNew();
+  } catch (err) {
+    ws.send(JSON.stringify({ type: 'error', error: (err as Error).message }));
+    finish();
+  }
+}

@@ -1,0 +1,108 @@
+import { Router, json, type Request, type RequestHandler } from 'express';
+import {
+  TrawlError, batchScrapeRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
+} from '@trawl/api-schema';
+import type { CrawlKind, CrawlRecord, RateLimiter } from '@trawl/queue';
+import { parseOrThrow } from '../middleware/validate.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { teamOf } from '../request-context.js';
+import type { CrawlService, CrawlStatusPage } from '../services/crawl.service.js';
+import { v1ScrapeOptions } from './v1-scrape-options.js';
+
+export interface CrawlRoutesDeps {
+  crawls: CrawlService;
+  limiter: RateLimiter;
+  maxBodyBytes: number;
+  /** Base of absolute URLs in responses; else the request's scheme and host. */
+  publicUrl?: string;
+}
+
+/** Absolute base URL of this API as the client reached it (or as configured). */
+export function publicBase(req: Request, publicUrl: string | undefined): string {
+  return (publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
+}
+
+/** The status body of COMPAT.md; `next` only when more documents are stored right now. */
+export function statusBody(page: CrawlStatusPage, nextUrl: string | undefined): Record<string, unknown> {
+  const r = page.record;
+  const end = r.completedAt ?? r.createdAt;
+  return {
+    success: true,
+    status: r.status,
+    completed: r.completed,
+    total: r.total,
+    creditsUsed: r.creditsUsed,
+    expiresAt: new Date(end + r.retentionSec * 1000).toISOString(),
+    ...(nextUrl !== undefined ? { next: nextUrl } : {}),
+    data: page.data,
+    createdAt: new Date(r.createdAt).toISOString(),
+    ...(r.completedAt !== undefined ? { completedAt: new Date(r.completedAt).toISOString(), duration: r.completedAt - r.createdAt } : {}),
+    ...(r.error !== undefined ? { error: r.error } : {}),
+  };
+}
+
+/** The record of `GET /v2/crawl/active` (v2 options) or `GET /v1/crawl/active` (v1 scrape option names). */
+function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unknown> {
+  const { webhook: _webhook, scrapeOptions, ...options } = r.request as { webhook?: unknown; scrapeOptions?: Record<string, unknown> };
+  const so = scrapeOptions ?? {};
+  return {
+    id: r.id,
+    teamId: r.teamId,
+    url: r.url,
+    options: version === 'v1' ? { ...options, scrapeOptions: v1ScrapeOptions(so) } : { ...options, scrapeOptions: so },
+  };
+}
+
+/** Crawl and batch-scrape endpoints (behind API-key auth). */
+export function crawlRoutes(deps: CrawlRoutesDeps): Router {
+  const router = Router();
+  const api = rateLimit(deps.limiter, 'api');
+  const status = rateLimit(deps.limiter, 'status');
+  const body = json({ limit: deps.maxBodyBytes });
+  const idem = (req: Request) => req.get('x-idempotency-key') || undefined;
+
+  router.post('/v2/crawl', api, body, async (req, res) => {
+    const request = parseOrThrow(crawlRequestSchema, req.body);
+    const { id } = await deps.crawls.startCrawl(teamOf(res), request, { idempotencyKey: idem(req) });
+    res.json({ success: true, id, url: `${publicBase(req, deps.publicUrl)}/v2/crawl/${id}` });
+  });
+  router.post('/v2/crawl/params-preview', api, body, () => {
+    throw new TrawlError('UNSUPPORTED_OPTION', 'Crawl parameter preview needs the LLM layer, which is not available on this server yet', {
+      details: { option: 'prompt', capability: 'llm' },
+    });
+  });
+  router.post('/v2/batch/scrape', api, body, async (req, res) => {
+    const request = parseOrThrow(batchScrapeRequestSchema, req.body);
+    const out = await deps.crawls.startBatch(teamOf(res), request, { idempotencyKey: idem(req) });
+    res.json({ success: true, id: out.id, url: `${publicBase(req, deps.publicUrl)}/v2/batch/scrape/${out.id}`, ...(out.invalidURLs?.length ? { invalidURLs: out.invalidURLs } : {}) });
+  });
+
+  const activeList = (version: 'v1' | 'v2'): RequestHandler => async (_req, res) => {
+    const crawls = await deps.crawls.active(teamOf(res));
+    res.json({ success: true, crawls: crawls.map((c) => activeRecord(c, version)) });
+  };
+  router.get('/v2/crawl/active', status, activeList('v2'));
+  router.get('/v1/crawl/active', status, activeList('v1'));
+
+  for (const [kind, path] of [['crawl', '/v2/crawl'], ['batch', '/v2/batch/scrape']] as [CrawlKind, string][]) {
+    router.get(`${path}/:id`, status, async (req, res) => {
+      const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');
+      const query = parseOrThrow(crawlStatusQuerySchema, req.query);
+      const page = await deps.crawls.status(teamOf(res), id, kind, query);
+      const next = page.nextSkip !== undefined
+        ? `${publicBase(req, deps.publicUrl)}${path}/${id}?skip=${page.nextSkip}${query.limit !== undefined ? `&limit=${query.limit}` : ''}`
+        : undefined;
+      res.json(statusBody(page, next));
+    });
+    router.get(`${path}/:id/errors`, status, async (req, res) => {
+      const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');
+      res.json(await deps.crawls.errors(teamOf(res), id, kind));
+    });
+    router.delete(`${path}/:id`, api, async (req, res) => {
+      const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');
+      await deps.crawls.cancel(teamOf(res), id, kind);
+      res.json({ status: 'cancelled' });
+    });
+  }
+  return router;
+}

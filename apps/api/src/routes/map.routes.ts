@@ -1,0 +1,18 @@
+import { Router, json } from 'express';
+import { mapRequestSchema } from '@trawl/api-schema';
+import type { RateLimiter } from '@trawl/queue';
+import { parseOrThrow } from '../middleware/validate.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { teamOf } from '../request-context.js';
+import type { MapService } from '../services/map.service.js';
+
+/** POST /v2/map (behind API-key auth). */
+export function mapRoutes(deps: { maps: MapService; limiter: RateLimiter; maxBodyBytes: number }): Router {
+  const router = Router();
+  router.post('/v2/map', rateLimit(deps.limiter, 'api'), json({ limit: deps.maxBodyBytes }), async (req, res) => {
+    const request = parseOrThrow(mapRequestSchema, req.body);
+    const { id, links } = await deps.maps.map(teamOf(res), request);
+    res.json({ success: true, id, links });
+  });
+  return router;
+}

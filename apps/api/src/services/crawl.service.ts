@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import {
+  TrawlError, httpUrlSchema, requiredCapabilities,
+  type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlRequest,
+} from '@trawl/api-schema';
+import { CrawlScope, InvalidCrawlPatternError } from '@trawl/crawl';
+import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, Team } from '@trawl/queue';
+
+export interface CrawlServiceDeps {
+  store: CrawlStore;
+  coordinator: CrawlCoordinator;
+  credits: CreditLedger;
+  notify: CrawlNotifier;
+  capabilities: ReadonlySet<Capability>;
+  /** How long a finished crawl's results stay, seconds. */
+  retentionSec: number;
+  now?: () => number;
+}
+
+/** One page of `GET /v2/crawl/:id`. */
+export interface CrawlStatusPage {
+  record: CrawlRecord;
+  data: Record<string, unknown>[];
+  /** Skip value of the next page when more documents are stored now. */
+  nextSkip?: number;
+}
+
+/** The options a batch scrape request carries that are not page scrape options. */
+const BATCH_ONLY_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', 'appendToId', 'origin', 'integration'] as const;
+
+/** The documents of one status page: at most 100 and about 10 MiB of JSON. */
+const PAGE_DOCS = 100;
+const PAGE_BYTES = 10 * 1024 * 1024;
+/** A batch has no page limit beyond its URL count; the store still wants one. */
+const BATCH_LIMIT = 1_000_000_000;
+
+/**
+ * Crawls and batch scrapes at the gateway: validation beyond the schema (patterns, capabilities,
+ * URLs), creation, idempotency keys, status pages, errors, cancel, and the active list. The work
+ * itself runs on the workers.
+ */
+export class CrawlService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: CrawlServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async startCrawl(team: Team, request: CrawlRequest, opts: { idempotencyKey?: string }): Promise<{ id: string }> {
+    if (request.prompt !== undefined) {
+      throw new TrawlError('UNSUPPORTED_OPTION', 'The option prompt needs the LLM layer, which is not available on this server yet', {
+        details: { option: 'prompt', capability: 'llm' },
+      });
+    }
+    this.assertSupported(request.scrapeOptions, 'scrapeOptions.');
+    checkPatterns(request);
+    await this.deps.credits.ensureAvailable(team.id, 1);
+    const id = randomUUID();
+    await this.claim(team, opts.idempotencyKey, id);
+    const crawl = await this.deps.store.create({
+      id, kind: 'crawl', teamId: team.id, url: request.url, request: request as unknown as Record<string, unknown>,
+      limit: request.limit, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: Math.round((request.delay ?? 0) * 1000),
+      kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.deps.retentionSec, createdAt: this.now(),
+    });
+    await this.deps.coordinator.kickoff(crawl);
+    return { id };
+  }
+
+  /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
+  async startBatch(team: Team, request: BatchScrapeRequest, opts: { idempotencyKey?: string }): Promise<{ id: string; invalidURLs?: string[] }> {
+    this.assertSupported(request, '');
+    const valid: string[] = [];
+    const invalid: string[] = [];
+    for (const raw of request.urls) {
+      const parsed = httpUrlSchema.safeParse(raw);
+      if (parsed.success) valid.push(parsed.data);
+      else invalid.push(raw);
+    }
+    if (invalid.length > 0 && !request.ignoreInvalidURLs) {
+      throw new TrawlError('BAD_REQUEST', `Invalid URLs: ${invalid.slice(0, 5).join(', ')}${invalid.length > 5 ? ', ...' : ''}`, {
+        details: { invalidURLs: invalid },
+      });
+    }
+    if (valid.length === 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to scrape', { details: { invalidURLs: invalid } });
+    await this.deps.credits.ensureAvailable(team.id, 1);
+    const items = valid.map((url) => ({ key: randomUUID(), url, depth: 0 }));
+    const invalidField = request.ignoreInvalidURLs ? { invalidURLs: invalid } : {};
+    if (request.appendToId !== undefined) {
+      const existing = await this.find(team, request.appendToId, 'batch');
+      await this.claim(team, opts.idempotencyKey, existing.id);
+      const { accepted } = await this.deps.store.enqueue(existing.id, items, { reopen: true });
+      if (accepted === 0) throw new TrawlError('CONFLICT', 'The batch scrape has ended; start a new one', { details: { status: existing.status } });
+      await this.reindex(existing);
+      await this.deps.coordinator.pump(existing.id);
+      return { id: existing.id, ...invalidField };
+    }
+    const id = randomUUID();
+    await this.claim(team, opts.idempotencyKey, id);
+    const scrapeOptions: Record<string, unknown> = { ...request };
+    for (const field of BATCH_ONLY_FIELDS) delete scrapeOptions[field];
+    const crawl = await this.deps.store.create({
+      id, kind: 'batch', teamId: team.id, url: '',
+      request: { scrapeOptions, ...(request.webhook ? { webhook: request.webhook } : {}), ...(request.origin ? { origin: request.origin } : {}) },
+      limit: BATCH_LIMIT, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: 0,
+      kickoffDone: true, zeroDataRetention: request.zeroDataRetention, retentionSec: this.deps.retentionSec, createdAt: this.now(),
+    });
+    await this.deps.store.enqueue(id, items);
+    await this.deps.notify(crawl, 'started');
+    await this.deps.coordinator.pump(id);
+    return { id, ...invalidField };
+  }
+
+  /** A status page: the record and up to 100 documents (10 MiB) from `skip`. */
+  async status(team: Team, id: string, kind: CrawlKind, opts: { skip: number; limit?: number }): Promise<CrawlStatusPage> {
+    const record = await this.find(team, id, kind);
+    const limit = Math.min(opts.limit ?? PAGE_DOCS, PAGE_DOCS);
+    const { docs, more } = await this.deps.store.documents(id, { skip: opts.skip, limit, maxBytes: PAGE_BYTES });
+    return { record, data: docs, ...(more ? { nextSkip: opts.skip + docs.length } : {}) };
+  }
+
+  async errors(team: Team, id: string, kind: CrawlKind) {
+    await this.find(team, id, kind);
+    return this.deps.store.errors(id);
+  }
+
+  /** Cancels a running crawl or batch; 409 when it already ended. */
+  async cancel(team: Team, id: string, kind: CrawlKind): Promise<void> {
+    const record = await this.find(team, id, kind);
+    if (record.status !== 'scraping' || !(await this.deps.coordinator.cancel(record))) {
+      throw new TrawlError('CONFLICT', `The ${kind === 'batch' ? 'batch scrape' : 'crawl'} already ended (${record.status})`, { details: { status: record.status } });
+    }
+  }
+
+  /** The team's running crawls (not batches), oldest first. */
+  async active(team: Team): Promise<CrawlRecord[]> {
+    const out: CrawlRecord[] = [];
+    for (const id of await this.deps.store.teamCrawlIds(team.id)) {
+      const record = await this.deps.store.get(id);
+      if (record?.kind === 'crawl' && record.status === 'scraping') out.push(record);
+    }
+    return out;
+  }
+
+  /** The record of a crawl (or batch) of this team; 404 otherwise, whatever the reason. */
+  async find(team: Team, id: string, kind: CrawlKind): Promise<CrawlRecord> {
+    const record = await this.deps.store.get(id);
+    if (!record || record.teamId !== team.id || record.kind !== kind) {
+      throw new TrawlError('JOB_NOT_FOUND', `${kind === 'batch' ? 'Batch scrape' : 'Crawl'} job not found or expired`);
+    }
+    return record;
+  }
+
+  private assertSupported(options: CapabilityInput, prefix: string): void {
+    for (const req of requiredCapabilities(options)) {
+      if (!this.deps.capabilities.has(req.capability)) {
+        throw new TrawlError('UNSUPPORTED_OPTION', `The option ${prefix}${req.option} (${req.capability}) is not available on this server yet`, {
+          details: { option: `${prefix}${req.option}`, capability: req.capability },
+        });
+      }
+    }
+  }
+
+  /** Pages of one crawl in flight at once: its `maxConcurrency`, at most the team's concurrency. */
+  private concurrency(team: Team, requested: number | undefined): number {
+    return Math.max(1, Math.min(requested ?? team.concurrency, team.concurrency));
+  }
+
+  private async claim(team: Team, key: string | undefined, id: string): Promise<void> {
+    if (key === undefined) return;
+    const existing = await this.deps.store.claimIdempotencyKey(team.id, key, id);
+    if (existing !== null) {
+      throw new TrawlError('CONFLICT', 'This idempotency key was already used in the last 24 hours', { details: { id: existing } });
+    }
+  }
+
+  /** An appended batch runs again: back in the team's and the watchdog's indexes. */
+  private async reindex(record: CrawlRecord): Promise<void> {
+    await this.deps.store.reindex(record);
+  }
+}
+
+/** Include/exclude patterns must compile; 400 naming the bad one otherwise. */
+function checkPatterns(request: CrawlRequest): void {
+  try {
+    new CrawlScope({
+      seedUrl: request.url, includePaths: request.includePaths, excludePaths: request.excludePaths, regexOnFullURL: request.regexOnFullURL,
+      crawlEntireDomain: request.crawlEntireDomain, allowSubdomains: request.allowSubdomains, allowExternalLinks: request.allowExternalLinks,
+      ignoreQueryParameters: request.ignoreQueryParameters, deduplicateSimilarURLs: request.deduplicateSimilarURLs,
+    });
+  } catch (err) {
+    if (err instanceof InvalidCrawlPatternError) {
+      throw new TrawlError('BAD_REQUEST', `${err.field} has an invalid regular expression: ${err.pattern}`, {
+        details: { issues: [{ path: [err.field], message: err.message }] },
+      });
+    }
+    throw err;
+  }
+}

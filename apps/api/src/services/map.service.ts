@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { TrawlError, type MapRequest } from '@trawl/api-schema';
+import type { CrawlQueueJob, CreditLedger, QueueSet, ResultStore, ResultWaiter, Team } from '@trawl/queue';
+
+export interface MapServiceDeps {
+  queues: QueueSet;
+  waiter: ResultWaiter;
+  results: ResultStore;
+  credits: CreditLedger;
+  /** Budget of a map without `timeout`, ms. */
+  defaultTimeoutMs: number;
+  /** How long past its budget the gateway waits for the worker's answer, ms. */
+  graceMs: number;
+  now?: () => number;
+}
+
+/**
+ * `POST /v2/map`: a `map` job on the crawl queue (a worker reads sitemaps and discovers links over
+ * plain HTTP), awaited through the results channel like a sync scrape.
+ */
+export class MapService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: MapServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async map(team: Team, request: MapRequest): Promise<{ id: string; links: unknown[] }> {
+    await this.deps.credits.ensureAvailable(team.id, 1);
+    const jobId = randomUUID();
+    const timeout = request.timeout ?? this.deps.defaultTimeoutMs;
+    const job: CrawlQueueJob = {
+      v: 1, kind: 'map', jobId, teamId: team.id, request: request as unknown as Record<string, unknown>, deadline: this.now() + timeout,
+    };
+    const outcome = this.deps.waiter.wait(jobId, timeout + this.deps.graceMs);
+    await this.deps.queues.get('crawl').add('map', job, { jobId, priority: 1 });
+    const result = await outcome;
+    if (!result) throw new TrawlError('MAP_TIMEOUT', `Map timed out after ${timeout} ms`, { details: { timeoutMs: timeout } });
+    await this.deps.results.delete(jobId);
+    if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
+    return { id: jobId, links: (result.outcome.document.links as unknown[]) ?? [] };
+  }
+}

@@ -1,0 +1,173 @@
+import { ALLOW_ALL_ROBOTS, CrawlScope, parseRobotsTxt, urlKey, type RobotsRules } from '@trawl/crawl';
+import type { ErrorData } from '@trawl/api-schema';
+import type { Logger } from '@trawl/observability';
+import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, ScrapeJob } from '@trawl/queue';
+import { DEFAULT_ROBOTS_USER_AGENT } from './site-discovery.js';
+
+/** What a worker needs to know about a crawl to handle its pages; cached briefly per process. */
+export interface CrawlContext {
+  record: CrawlRecord;
+  /** Link filter (crawls); null for batches, which discover nothing. */
+  scope: CrawlScope | null;
+  robots: RobotsRules;
+  robotsUserAgent: string;
+  /** Follow links found on pages (a crawl whose sitemap mode is not `only`). */
+  discover: boolean;
+  dedupe: { ignoreQueryParameters: boolean; deduplicateSimilarURLs: boolean };
+}
+
+/** The crawl request fields a worker reads (the stored request is the validated one). */
+interface StoredCrawlRequest {
+  includePaths?: string[];
+  excludePaths?: string[];
+  regexOnFullURL?: boolean;
+  maxDiscoveryDepth?: number;
+  crawlEntireDomain?: boolean;
+  allowSubdomains?: boolean;
+  allowExternalLinks?: boolean;
+  ignoreQueryParameters?: boolean;
+  deduplicateSimilarURLs?: boolean;
+  ignoreRobotsTxt?: boolean;
+  robotsUserAgent?: string;
+  sitemap?: 'include' | 'skip' | 'only';
+}
+
+/** Builds the link filter and dedupe options of a crawl from its stored request. */
+export function crawlRules(record: CrawlRecord): { scope: CrawlScope; dedupe: CrawlContext['dedupe']; request: StoredCrawlRequest } {
+  const r = record.request as StoredCrawlRequest;
+  const dedupe = { ignoreQueryParameters: r.ignoreQueryParameters ?? false, deduplicateSimilarURLs: r.deduplicateSimilarURLs ?? true };
+  const scope = new CrawlScope({
+    seedUrl: record.url,
+    includePaths: r.includePaths ?? [],
+    excludePaths: r.excludePaths ?? [],
+    regexOnFullURL: r.regexOnFullURL ?? false,
+    ...(r.maxDiscoveryDepth !== undefined ? { maxDiscoveryDepth: r.maxDiscoveryDepth } : {}),
+    crawlEntireDomain: r.crawlEntireDomain ?? false,
+    allowSubdomains: r.allowSubdomains ?? false,
+    allowExternalLinks: r.allowExternalLinks ?? false,
+    ...dedupe,
+  });
+  return { scope, dedupe, request: r };
+}
+
+/** Turns found URLs into frontier candidates: in scope, deduplicated by key, robots.txt applied. */
+export function toCandidates(ctx: Pick<CrawlContext, 'scope' | 'robots' | 'robotsUserAgent'>, urls: Iterable<string>, depth: number): CrawlCandidate[] {
+  const out: CrawlCandidate[] = [];
+  const keys = new Set<string>();
+  if (!ctx.scope) return out;
+  for (const url of urls) {
+    const check = ctx.scope.check(url, depth);
+    if (!check.ok || keys.has(check.key)) continue;
+    keys.add(check.key);
+    const robotsBlocked = !ctx.robots.isAllowed(check.url, ctx.robotsUserAgent);
+    out.push({ key: check.key, url: check.url, depth, ...(robotsBlocked ? { robotsBlocked } : {}) });
+  }
+  return out;
+}
+
+export interface CrawlPagesDeps {
+  store: CrawlStore;
+  coordinator: CrawlCoordinator;
+  notify: CrawlNotifier;
+  logger: Logger;
+  /** How long a cached crawl context is trusted, ms. Default 5000. */
+  contextTtlMs?: number;
+}
+
+/** A finished page of a crawl or batch, as the scrape processor hands it over. */
+export type CrawlPageResult =
+  | { ok: true; document: Record<string, unknown>; links: string[]; finalUrl: string; creditsUsed: number }
+  | { ok: false; error: ErrorData };
+
+/**
+ * The crawl side of a page job: whether it should still run, link discovery into the frontier,
+ * recording the outcome once, the `page` event, and starting the next pages.
+ */
+export class CrawlPages {
+  private readonly cache = new Map<string, { ctx: CrawlContext; at: number }>();
+  private readonly ttlMs: number;
+
+  constructor(private readonly deps: CrawlPagesDeps) {
+    this.ttlMs = deps.contextTtlMs ?? 5_000;
+  }
+
+  /** True when the page should run: it is still in flight and its crawl is still scraping. */
+  async shouldRun(job: ScrapeJob): Promise<boolean> {
+    const crawl = job.crawl!;
+    if (!(await this.deps.store.isInflight(crawl.id, job.jobId))) return false;
+    const ctx = await this.context(crawl.id, { fresh: true });
+    if (ctx && ctx.record.status === 'scraping') return true;
+    // Ended meanwhile (cancelled): free the page without recording it.
+    await this.deps.store.pageDone(crawl.id, job.jobId, { kind: 'drop' });
+    return false;
+  }
+
+  /** Whether pages of this crawl need the page's links (crawls that follow links). */
+  async wantsLinks(job: ScrapeJob): Promise<boolean> {
+    if (job.crawl?.kind !== 'crawl') return false;
+    const ctx = await this.context(job.crawl.id);
+    return ctx?.discover ?? false;
+  }
+
+  /** Records a page's outcome (once), adds the links it found, sends `page`, and starts the next pages. */
+  async record(job: ScrapeJob, url: string, result: CrawlPageResult, log: Logger): Promise<void> {
+    const crawl = job.crawl!;
+    const ctx = await this.context(crawl.id);
+    if (!ctx) return;
+    const store = this.deps.store;
+    if (result.ok && ctx.discover) {
+      const candidates = toCandidates(ctx, result.links, crawl.depth + 1);
+      if (candidates.length > 0) await store.enqueue(crawl.id, candidates);
+    }
+    const now = Date.now();
+    let finalKey: string | undefined;
+    if (result.ok && result.finalUrl !== url) {
+      const requested = urlKey(url, ctx.dedupe);
+      const final = urlKey(result.finalUrl, ctx.dedupe);
+      if (final && final !== requested) finalKey = final;
+    }
+    const done = await store.pageDone(crawl.id, job.jobId, result.ok
+      ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
+      : { kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message } });
+    if (done.result === 'dup') return;
+    if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
+    if (done.result === 'ok' && result.ok) {
+      await store.publish({ crawlId: crawl.id, type: 'document' });
+      await this.deps.notify(ctx.record, 'page', { document: result.document });
+    }
+    if (done.completed) await this.deps.coordinator.ended(crawl.id);
+    else await this.deps.coordinator.pump(crawl.id);
+  }
+
+  /** The crawl's context, from the cache unless stale (or `fresh` is asked for). */
+  async context(crawlId: string, opts: { fresh?: boolean } = {}): Promise<CrawlContext | null> {
+    const hit = this.cache.get(crawlId);
+    if (hit && !opts.fresh && Date.now() - hit.at < this.ttlMs) return hit.ctx;
+    const record = await this.deps.store.get(crawlId);
+    if (!record) {
+      this.cache.delete(crawlId);
+      return null;
+    }
+    let ctx: CrawlContext;
+    if (hit && hit.ctx.record.id === record.id) {
+      ctx = { ...hit.ctx, record };
+    } else if (record.kind === 'crawl') {
+      const { scope, dedupe, request } = crawlRules(record);
+      const robotsTxt = request.ignoreRobotsTxt ? '' : await this.deps.store.robotsTxt(crawlId);
+      ctx = {
+        record, scope, dedupe,
+        robots: robotsTxt ? parseRobotsTxt(robotsTxt) : ALLOW_ALL_ROBOTS,
+        robotsUserAgent: request.robotsUserAgent ?? DEFAULT_ROBOTS_USER_AGENT,
+        discover: request.sitemap !== 'only',
+      };
+    } else {
+      ctx = {
+        record, scope: null, robots: ALLOW_ALL_ROBOTS, robotsUserAgent: DEFAULT_ROBOTS_USER_AGENT, discover: false,
+        dedupe: { ignoreQueryParameters: false, deduplicateSimilarURLs: false },
+      };
+    }
+    if (this.cache.size > 1_000) this.cache.clear();
+    this.cache.set(crawlId, { ctx, at: Date.now() });
+    return ctx;
+  }
+}

@@ -1,0 +1,109 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { TrawlError, mapRequestSchema } from '@trawl/api-schema';
+import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
+import type { Logger } from '@trawl/observability';
+import { crawlQueueJobSchema, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlStore, type ResultStore, type CreditLedger } from '@trawl/queue';
+import { crawlRules, toCandidates } from './crawl-pages.js';
+import type { MapRunner } from './map-runner.js';
+import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
+
+export interface CrawlProcessorDeps {
+  store: CrawlStore;
+  coordinator: CrawlCoordinator;
+  notify: CrawlNotifier;
+  discovery: SiteDiscovery;
+  mapRunner: MapRunner;
+  results: ResultStore;
+  credits: CreditLedger;
+  logger: Logger;
+  /** Time budget of a crawl's seeding (robots.txt and sitemaps), ms. */
+  kickoffBudgetMs: number;
+  shutdown: AbortSignal;
+}
+
+/** Sitemap URLs read per crawl: enough to fill `limit` after filtering, bounded. */
+const MAX_SITEMAP_URLS = 200_000;
+
+/** Consumer of the `crawl` queue: seeds crawls, starts delayed pages, runs maps. */
+export class CrawlProcessor {
+  constructor(private readonly deps: CrawlProcessorDeps) {}
+
+  async process(bullJob: Job): Promise<void> {
+    const parsed = crawlQueueJobSchema.safeParse(bullJob.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid crawl job payload: ${parsed.error.message}`);
+    const job = parsed.data;
+    switch (job.kind) {
+      case 'kickoff':
+        return this.kickoff(job.crawlId, bullJob);
+      case 'pump':
+        await this.deps.coordinator.pump(job.crawlId);
+        return;
+      case 'map':
+        return this.map(job);
+    }
+  }
+
+  /**
+   * Seeds a crawl: robots.txt (rules kept for the page workers, Crawl-delay), the seed, then the
+   * sitemap URLs, all through the crawl's filters; then the first pages start. A seeding that fails
+   * for good fails the crawl (`crawl.failed`).
+   */
+  private async kickoff(crawlId: string, bullJob: Job): Promise<void> {
+    const { store, coordinator } = this.deps;
+    const crawl = await store.get(crawlId);
+    if (!crawl || crawl.status !== 'scraping') return;
+    const log = this.deps.logger.child({ crawlId, ...(crawl.zeroDataRetention ? { zdr: true } : { url: crawl.url }) });
+    if (crawl.kickoffDone) {
+      await coordinator.pump(crawlId);
+      return;
+    }
+    try {
+      const { scope, request } = crawlRules(crawl);
+      const signal = AbortSignal.any([AbortSignal.timeout(this.deps.kickoffBudgetMs), this.deps.shutdown]);
+      const robotsUserAgent = request.robotsUserAgent ?? DEFAULT_ROBOTS_USER_AGENT;
+      const robots = await this.deps.discovery.robots(crawl.url, signal);
+      if (!request.ignoreRobotsTxt) await store.setRobotsTxt(crawlId, robots.text);
+      const ctx = { scope, robots: request.ignoreRobotsTxt ? ALLOW_ALL_ROBOTS : robots.rules, robotsUserAgent };
+      if (bullJob.attemptsMade === 0) await this.deps.notify(crawl, 'started');
+      await store.enqueue(crawlId, toCandidates(ctx, [crawl.url], 0));
+      if (request.sitemap !== 'skip') {
+        const listed = await this.deps.discovery.sitemapUrls(crawl.url, robots.rules, {
+          maxUrls: Math.min(MAX_SITEMAP_URLS, crawl.limit * 20), signal,
+        });
+        await store.enqueue(crawlId, toCandidates(ctx, listed.map((u) => u.loc), 0));
+      }
+      const crawlDelaySec = request.ignoreRobotsTxt ? undefined : robots.rules.crawlDelaySec(robotsUserAgent);
+      const delayMs = Math.max(crawl.delayMs, crawlDelaySec !== undefined ? Math.min(crawlDelaySec, 3_600) * 1000 : 0);
+      const completed = await store.kickoffDone(crawlId, { delayMs });
+      log.info({ delayMs }, 'crawl seeded');
+      if (completed) await coordinator.ended(crawlId);
+      else await coordinator.pump(crawlId);
+    } catch (err) {
+      if (this.deps.shutdown.aborted) throw err;
+      const te = TrawlError.from(err);
+      const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
+      if (attemptsLeft > 0) throw te;
+      log.error({ err, code: te.code }, 'crawl seeding failed');
+      await coordinator.fail(crawlId, te.message);
+    }
+  }
+
+  /** Runs a map and stores its outcome for the waiting gateway. */
+  private async map(job: Extract<CrawlQueueJob, { kind: 'map' }>): Promise<void> {
+    if (await this.deps.results.get(job.jobId)) return;
+    const request = mapRequestSchema.safeParse(job.request);
+    if (!request.success) throw new UnrecoverableError(`invalid map request in job: ${request.error.message}`);
+    const finishedAt = () => new Date().toISOString();
+    try {
+      const links = await this.deps.mapRunner.run(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown });
+      await this.deps.credits.charge(job.teamId, 1);
+      await this.deps.results.put({
+        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: { links } },
+      }, { zeroDataRetention: false });
+    } catch (err) {
+      if (this.deps.shutdown.aborted) throw err;
+      const te = TrawlError.from(err);
+      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, { zeroDataRetention: false });
+    }
+  }
+}

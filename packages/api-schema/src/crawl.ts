@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
+import { clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { webhookConfigSchema } from './webhook.js';
+
+/** Largest `limit` of a crawl. */
+export const MAX_CRAWL_LIMIT = 100_000;
+/** Default `limit` of a crawl. */
+export const DEFAULT_CRAWL_LIMIT = 10_000;
+/** Most URLs one batch scrape request may carry. */
+export const MAX_BATCH_URLS = 10_000;
+/** Longest crawl `delay`, seconds. */
+export const MAX_CRAWL_DELAY_SEC = 3_600;
+
+const regexList = z.array(z.string().min(1).max(2_048)).max(100);
+
+/** `sitemap` option of crawl and map: use it with link discovery, ignore it, or use only it. */
+export const sitemapModeSchema = z.enum(['include', 'skip', 'only']);
+
+/**
+ * `POST /v2/crawl` body. The v1 names are accepted and mapped as the spec's v1 -> v2 table says:
+ * `maxDepth` -> `maxDiscoveryDepth`, `allowBackwardCrawling` -> `crawlEntireDomain`,
+ * `ignoreSitemap` -> `sitemap: skip`; a v2 name given as well wins.
+ */
+export const crawlRequestSchema = z
+  .strictObject({
+    /** Seed URL. */
+    url: httpUrlSchema,
+    /** Natural-language description of what to crawl (needs the LLM layer). */
+    prompt: z.string().min(1).max(10_000).optional(),
+    /** Regular expressions; only URLs whose path (or full URL) matches one are scraped. */
+    includePaths: regexList.default([]),
+    /** Regular expressions; URLs whose path (or full URL) matches one are skipped. */
+    excludePaths: regexList.default([]),
+    /** Match include/exclude patterns against the full URL instead of the path. Default false. */
+    regexOnFullURL: z.boolean().default(false),
+    /** Discovery hops from the seed (the seed and sitemap URLs are depth 0). */
+    maxDiscoveryDepth: z.number().int().min(0).max(1_000).optional(),
+    /** Most pages to scrape. Default 10000. */
+    limit: z.number().int().min(1).max(MAX_CRAWL_LIMIT).default(DEFAULT_CRAWL_LIMIT),
+    /** Follow links outside the seed's path (siblings, parents). Default false. */
+    crawlEntireDomain: z.boolean().optional().meta({ default: false }),
+    /** Follow links to other sites. Default false. */
+    allowExternalLinks: z.boolean().default(false),
+    /** Follow links to subdomains of the seed's domain. Default false. */
+    allowSubdomains: z.boolean().default(false),
+    /** Ignore robots.txt rules and Crawl-delay. Default false. */
+    ignoreRobotsTxt: z.boolean().default(false),
+    /** User agent whose robots.txt group applies; default the crawler's own token. */
+    robotsUserAgent: z.string().min(1).max(256).optional(),
+    /** Sitemap use: include (default), skip, only. */
+    sitemap: sitemapModeSchema.optional().meta({ default: 'include' }),
+    /** Treat www/non-www, http/https, trailing slashes and index pages as one page. Default true. */
+    deduplicateSimilarURLs: z.boolean().default(true),
+    /** Drop query strings (URLs differing only by query are one page). Default false. */
+    ignoreQueryParameters: z.boolean().default(false),
+    /** Seconds between two page starts of this crawl. */
+    delay: z.number().min(0).max(MAX_CRAWL_DELAY_SEC).optional(),
+    /** Most pages of this crawl in flight at once (the team's concurrency still applies). */
+    maxConcurrency: z.number().int().min(1).max(1_000).optional(),
+    /** Options of every page's scrape. */
+    scrapeOptions: scrapeOptionsSchema.default(() => scrapeOptionsSchema.parse({})),
+    /** Where to send crawl events. */
+    webhook: webhookConfigSchema.optional(),
+    /** Zero data retention for the whole crawl. Default false. */
+    zeroDataRetention: z.boolean().default(false),
+    /** v1 name of `maxDiscoveryDepth`. */
+    maxDepth: z.number().int().min(0).max(1_000).optional(),
+    /** v1 name of `crawlEntireDomain`. */
+    allowBackwardCrawling: z.boolean().optional(),
+    /** v1: `true` means `sitemap: skip`. */
+    ignoreSitemap: z.boolean().optional(),
+    ...clientTagFields,
+  })
+  .transform(({ maxDepth, allowBackwardCrawling, ignoreSitemap, crawlEntireDomain, sitemap, maxDiscoveryDepth, ...body }) => {
+    const depth = maxDiscoveryDepth ?? maxDepth;
+    return {
+      ...body,
+      ...(depth !== undefined ? { maxDiscoveryDepth: depth } : {}),
+      crawlEntireDomain: crawlEntireDomain ?? allowBackwardCrawling ?? false,
+      sitemap: sitemap ?? (ignoreSitemap === true ? ('skip' as const) : ('include' as const)),
+    };
+  })
+  .meta({ id: 'CrawlRequest' });
+
+export type CrawlRequestInput = z.input<typeof crawlRequestSchema>;
+export type CrawlRequest = z.output<typeof crawlRequestSchema>;
+
+/**
+ * `POST /v2/batch/scrape` body: scrape options at the top level plus `urls`. URLs are checked one by
+ * one by the service (`ignoreInvalidURLs`), so here they are only strings.
+ */
+export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
+  .extend({
+    urls: z.array(z.string().max(8_192)).min(1).max(MAX_BATCH_URLS),
+    webhook: webhookConfigSchema.optional(),
+    maxConcurrency: z.number().int().min(1).max(1_000).optional(),
+    /** Drop invalid URLs (listed in `invalidURLs`) instead of failing the request. Default true. */
+    ignoreInvalidURLs: z.boolean().default(true),
+    /** Add the URLs to this existing batch instead of starting one. */
+    appendToId: z.uuid().optional(),
+    zeroDataRetention: z.boolean().default(false),
+    ...clientTagFields,
+  })
+  .superRefine(checkScrapeOptions)
+  .transform((body) => {
+    const finalized = finalizeScrapeOptions(body);
+    return { ...finalized, storeInCache: body.zeroDataRetention ? false : finalized.storeInCache };
+  })
+  .meta({ id: 'BatchScrapeRequest' });
+
+export type BatchScrapeRequest = z.output<typeof batchScrapeRequestSchema>;
+
+/** `POST /v2/map` body. */
+export const mapRequestSchema = z
+  .strictObject({
+    url: httpUrlSchema,
+    /** Rank the links for this query. */
+    search: z.string().max(1_000).optional(),
+    sitemap: sitemapModeSchema.default('include'),
+    /** Include links to subdomains of the site. Default true. */
+    includeSubdomains: z.boolean().default(true),
+    /** URLs differing only by query are one link. Default true. */
+    ignoreQueryParameters: z.boolean().default(true),
+    /** Most links returned. Default 5000, max 100000. */
+    limit: z.number().int().min(1).max(100_000).default(5_000),
+    /** Deadline of the whole map, ms. Default 60000. */
+    timeout: z.number().int().min(1_000).max(300_000).optional(),
+    location: scrapeOptionsObjectSchema.shape.location,
+    headers: z.record(z.string(), z.string()).optional(),
+    threatProtection: scrapeOptionsObjectSchema.shape.threatProtection,
+    auditMetadata: z.record(z.string(), z.unknown()).optional(),
+    ...clientTagFields,
+  })
+  .meta({ id: 'MapRequest' });
+
+export type MapRequest = z.output<typeof mapRequestSchema>;
+
+/** Query of `GET /v2/crawl/:id` and `GET /v2/batch/scrape/:id`. */
+export const crawlStatusQuerySchema = z.object({
+  skip: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+});

@@ -1,0 +1,164 @@
+import { needsBrowser, type CapabilityInput } from '@trawl/api-schema';
+import type { JobDispatcher } from './job-dispatcher.js';
+import type { CrawlQueueJob, ScrapeJob } from './job-catalog.js';
+import type { QueueSet } from './queue-set.js';
+import type { CrawlRecord, CrawlStore, PumpResult } from './crawl-store.js';
+
+/** Crawl lifecycle events, delivered to webhooks (and the WebSocket stream) by the notifier. */
+export type CrawlLifecycleEvent = 'started' | 'page' | 'completed' | 'failed';
+
+/** Sends a crawl event somewhere (webhooks); must not throw for delivery problems. */
+export type CrawlNotifier = (crawl: CrawlRecord, event: CrawlLifecycleEvent, payload?: { document?: Record<string, unknown>; error?: string }) => Promise<void>;
+
+export interface CrawlCoordinatorOptions {
+  /** In-flight pages older than this with no live job are recovered by the watchdog, ms. Default 30000. */
+  staleAfterMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Turns crawl state into jobs: hands frontier pages to the team's concurrency group as bulk scrape
+ * jobs, schedules a delayed `pump` when the crawl's delay holds the next page back (no worker waits),
+ * runs the completion effects, and recovers pages whose jobs were lost (the watchdog), so a crawl
+ * can never stay `scraping` after its pages are done.
+ */
+export class CrawlCoordinator {
+  private readonly staleAfterMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly dispatcher: JobDispatcher,
+    private readonly queues: QueueSet,
+    private readonly notify: CrawlNotifier,
+    opts: CrawlCoordinatorOptions = {},
+  ) {
+    this.staleAfterMs = opts.staleAfterMs ?? 30_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Queues the seeding job of a new crawl (idempotent per crawl). */
+  async kickoff(crawl: Pick<CrawlRecord, 'id' | 'teamId'>): Promise<void> {
+    const job: CrawlQueueJob = { v: 1, kind: 'kickoff', crawlId: crawl.id, teamId: crawl.teamId };
+    await this.queues.get('crawl').add('kickoff', job, { jobId: `kickoff-${crawl.id}`, priority: 1 });
+  }
+
+  /** Starts as many pages as the crawl may start now; runs the completion effects when it completed. */
+  async pump(crawlId: string): Promise<PumpResult> {
+    const result = await this.store.pump(crawlId, { now: this.now() });
+    if (result.state === 'completed') {
+      await this.ended(crawlId);
+      return result;
+    }
+    if (result.pages.length > 0) {
+      const crawl = await this.store.get(crawlId);
+      if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth);
+    }
+    if (result.state === 'wait') {
+      const job: CrawlQueueJob = { v: 1, kind: 'pump', crawlId, teamId: '' };
+      const crawl = await this.store.get(crawlId);
+      if (crawl) job.teamId = crawl.teamId;
+      await this.queues.get('crawl').add('pump', job, {
+        jobId: `pump-${crawlId}-${result.waitUntil}`,
+        delay: Math.max(0, result.waitUntil - this.now()),
+        priority: 1,
+      });
+    }
+    return result;
+  }
+
+  /** Submits one page as a bulk scrape job through its team's concurrency group. */
+  async submit(crawl: CrawlRecord, jobId: string, url: string, depth: number): Promise<void> {
+    const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as Record<string, unknown>;
+    const timeout = typeof scrapeOptions.timeout === 'number' ? scrapeOptions.timeout : 60_000;
+    const now = this.now();
+    const job: ScrapeJob = {
+      v: 1,
+      jobId,
+      teamId: crawl.teamId,
+      request: { ...scrapeOptions, url, zeroDataRetention: crawl.zeroDataRetention },
+      deadline: now + timeout,
+      mode: 'async',
+      zeroDataRetention: crawl.zeroDataRetention,
+      crawl: { id: crawl.id, kind: crawl.kind, depth },
+    };
+    // A page left unsubmitted (backlog full, crash) stays in flight; the watchdog submits it again.
+    await this.dispatcher.submit({
+      jobId, teamId: crawl.teamId, queue: needsBrowser(scrapeOptions as unknown as CapabilityInput) ? 'browser' : 'scrape', name: 'scrape',
+      data: job, priorityClass: 'bulk', enqueuedAt: now,
+    });
+  }
+
+  /** Completion effects of a crawl that ended (any status): indexes, event stream, webhook. */
+  async ended(crawlId: string): Promise<void> {
+    const crawl = await this.store.get(crawlId);
+    if (!crawl) return;
+    await this.store.unindex(crawl);
+    await this.store.publish({ crawlId, type: 'done' });
+    if (crawl.status === 'completed') await this.notify(crawl, 'completed');
+    else if (crawl.status === 'failed') await this.notify(crawl, 'failed', crawl.error !== undefined ? { error: crawl.error } : {});
+  }
+
+  /** Cancels a crawl: no new page starts; waiting pages are withdrawn. False when it had already ended. */
+  async cancel(crawl: CrawlRecord): Promise<boolean> {
+    const { previous, inflight } = await this.store.end(crawl.id, 'cancelled', { now: this.now() });
+    if (previous !== 'scraping') return false;
+    for (const jobId of inflight) {
+      // Pages still waiting for a slot never run; running ones finish and are not recorded.
+      if (await this.dispatcher.withdraw(crawl.teamId, jobId)) await this.store.pageDone(crawl.id, jobId, { kind: 'drop' });
+    }
+    await this.ended(crawl.id);
+    return true;
+  }
+
+  /** Ends a crawl as failed (seeding failed for good). */
+  async fail(crawlId: string, error: string): Promise<void> {
+    const { previous } = await this.store.end(crawlId, 'failed', { error, now: this.now() });
+    if (previous === 'scraping') await this.ended(crawlId);
+  }
+
+  /**
+   * One watchdog pass over running crawls: pages in flight with no live job are submitted again (lost
+   * before reaching the queue) or recorded as failed (their job ended without recording), a lost
+   * kickoff is queued again, and every crawl is pumped. Returns how many pages were recovered.
+   */
+  async watch(opts: { intervalMs: number }): Promise<number> {
+    let recovered = 0;
+    const now = this.now();
+    for (const crawlId of await this.store.dueForWatch(now, opts.intervalMs)) {
+      const crawl = await this.store.get(crawlId);
+      if (!crawl) {
+        await this.store.unindex({ id: crawlId, teamId: '' });
+        continue;
+      }
+      if (crawl.status !== 'scraping') {
+        await this.store.unindex(crawl);
+        continue;
+      }
+      if (!crawl.kickoffDone && now - crawl.createdAt > this.staleAfterMs) {
+        const state = await this.queues.get('crawl').getJobState(`kickoff-${crawl.id}`);
+        if (state === 'unknown' || state === 'completed' || state === 'failed') {
+          await this.queues.get('crawl').remove(`kickoff-${crawl.id}`).catch(() => 0);
+          await this.kickoff(crawl);
+        }
+      }
+      for (const page of await this.store.inflight(crawlId)) {
+        if (now - page.startedAt < this.staleAfterMs) continue;
+        const live = await this.dispatcher.liveState(crawl.teamId, page.jobId);
+        if (live === 'live') continue;
+        recovered += 1;
+        if (live === 'lost') {
+          await this.submit(crawl, page.jobId, page.url, page.depth);
+        } else {
+          const r = await this.store.pageDone(crawlId, page.jobId, {
+            kind: 'error',
+            error: { id: page.jobId, timestamp: new Date(now).toISOString(), url: page.url, code: 'SCRAPE_FAILED', error: 'The page job ended without a result (worker crashes)' },
+          }, now);
+          if (r.completed) await this.ended(crawlId);
+        }
+      }
+      await this.pump(crawlId);
+    }
+    return recovered;
+  }
+}

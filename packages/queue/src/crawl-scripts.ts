@@ -1,0 +1,176 @@
+/*
+ * Lua scripts of crawl and batch-scrape state. Every script gets the same eight keys of one crawl,
+ * which share the hash tag `{c:<crawlId>}` (atomic on one Redis and on Cluster alike):
+ *   KEYS[1] crawl hash      KEYS[2] seen set       KEYS[3] frontier zset   KEYS[4] items hash
+ *   KEYS[5] inflight zset   KEYS[6] docs list      KEYS[7] errors list     KEYS[8] robots list
+ *
+ * Invariant: total = |frontier| + |inflight| + done. A crawl is complete the moment its seeding is
+ * over (`kickoff` = 1) and both the frontier and the in-flight set are empty; every script that can
+ * make that true checks it, so completion never waits for a sweep.
+ */
+
+const FINISH = `
+local function finish(status, now)
+  local retention = tonumber(redis.call('HGET', KEYS[1], 'retentionSec') or '86400')
+  redis.call('HSET', KEYS[1], 'status', status, 'completedAt', now)
+  redis.call('DEL', KEYS[3])
+  for i = 1, 8 do redis.call('EXPIRE', KEYS[i], retention) end
+end
+local function maybeComplete(now)
+  if redis.call('HGET', KEYS[1], 'status') == 'scraping' and redis.call('HGET', KEYS[1], 'kickoff') == '1'
+    and redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[5]) == 0 then
+    finish('completed', now)
+    return 1
+  end
+  return 0
+end
+`;
+
+/**
+ * ENQUEUE: adds discovered URLs to the frontier, each once (seen set) and never beyond `limit` pages.
+ * ARGV[1] now ms, ARGV[2] 'reopen' to reopen a completed batch (appendToId) or '', then groups of
+ * five: dedupe key, url, depth, jobId, flag ('ok' or 'robots': blocked by robots.txt, listed only).
+ * Returns {accepted, robotsBlocked}.
+ */
+export const ENQUEUE_LUA = `${FINISH}
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'completed' and ARGV[2] == 'reopen' then
+  redis.call('HSET', KEYS[1], 'status', 'scraping')
+  redis.call('HDEL', KEYS[1], 'completedAt')
+  for i = 1, 8 do redis.call('PERSIST', KEYS[i]) end
+  status = 'scraping'
+end
+if status ~= 'scraping' then return {0, 0} end
+local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
+local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+local accepted, blocked = 0, 0
+for i = 3, #ARGV, 5 do
+  local key, url, depth, jobId, flag = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4]
+  if flag == 'robots' then
+    if redis.call('SADD', KEYS[2], key) == 1 then
+      redis.call('RPUSH', KEYS[8], url)
+      blocked = blocked + 1
+    end
+  elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
+    local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+    redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
+    redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
+    total = total + 1
+    accepted = accepted + 1
+  end
+end
+redis.call('HSET', KEYS[1], 'total', total)
+return {accepted, blocked}
+`;
+
+/**
+ * PUMP: moves frontier heads (breadth first) into the in-flight set while the crawl has room
+ * (`maxConcurrency`), and at most one per `delayMs` when the crawl has a delay.
+ * ARGV[1] now ms, ARGV[2] most items to take.
+ * Returns {state, waitUntil, jobId1, item1, ...}: state `ok`, `wait` (delay: come back at waitUntil),
+ * `busy` (no room), `completed` (this call completed the crawl), or the crawl's status when not scraping.
+ */
+export const PUMP_LUA = `${FINISH}
+local now = tonumber(ARGV[1])
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'scraping' then return {status or 'missing', 0} end
+if redis.call('ZCARD', KEYS[3]) == 0 then
+  if maybeComplete(now) == 1 then return {'completed', 0} end
+  return {'ok', 0}
+end
+local free = tonumber(redis.call('HGET', KEYS[1], 'maxConcurrency')) - redis.call('ZCARD', KEYS[5])
+if free <= 0 then return {'busy', 0} end
+local delay = tonumber(redis.call('HGET', KEYS[1], 'delayMs') or '0')
+if delay > 0 then
+  local nextAt = tonumber(redis.call('HGET', KEYS[1], 'nextStartAt') or '0')
+  if now < nextAt then return {'wait', nextAt} end
+  free = 1
+  redis.call('HSET', KEYS[1], 'nextStartAt', now + delay)
+end
+local take = math.min(free, tonumber(ARGV[2]))
+local popped = redis.call('ZPOPMIN', KEYS[3], take)
+local out = {'ok', 0}
+for i = 1, #popped, 2 do
+  local id = popped[i]
+  redis.call('ZADD', KEYS[5], now, id)
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
+end
+return out
+`;
+
+/**
+ * PAGE_DONE: records a page's outcome once. ARGV[1] jobId, ARGV[2] now ms, ARGV[3] kind (`doc`,
+ * `error` or `drop`), ARGV[4] payload (stored document or error JSON), ARGV[5] credits used,
+ * ARGV[6] dedupe key of the final URL after redirects when it differs from the requested one, or ''.
+ * A page whose final URL was already seen is a duplicate and is dropped (redirects to known pages).
+ * Nothing is recorded once the crawl is no longer scraping (cancelled), but the slot is freed.
+ * Returns {result ('ok'|'dup'|'duplicate-url'|'ignored'), completed (0|1), completedCount}.
+ */
+export const PAGE_DONE_LUA = `${FINISH}
+local now = tonumber(ARGV[2])
+if redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return {'dup', 0, 0} end
+redis.call('HDEL', KEYS[4], ARGV[1])
+local result = 'ok'
+if redis.call('HGET', KEYS[1], 'status') ~= 'scraping' then
+  result = 'ignored'
+else
+  local kind = ARGV[3]
+  if kind == 'doc' and ARGV[6] ~= '' and redis.call('SADD', KEYS[2], ARGV[6]) == 0 then
+    kind = 'drop'
+    result = 'duplicate-url'
+  end
+  redis.call('HINCRBY', KEYS[1], 'creditsUsed', tonumber(ARGV[5]))
+  if kind == 'doc' then
+    redis.call('RPUSH', KEYS[6], ARGV[4])
+    redis.call('HINCRBY', KEYS[1], 'completed', 1)
+  elseif kind == 'error' then
+    redis.call('RPUSH', KEYS[7], ARGV[4])
+    redis.call('HINCRBY', KEYS[1], 'failed', 1)
+  else
+    redis.call('HINCRBY', KEYS[1], 'total', -1)
+  end
+end
+local completed = maybeComplete(now)
+return {result, completed, tonumber(redis.call('HGET', KEYS[1], 'completed') or '0')}
+`;
+
+/**
+ * KICKOFF_DONE: seeding is over (robots.txt and sitemaps read, seed enqueued). ARGV[1] now ms,
+ * ARGV[2] delay between page starts in ms (the crawl's `delay` or robots.txt Crawl-delay), or ''.
+ * Returns 1 when this completed the crawl (nothing to scrape).
+ */
+export const KICKOFF_DONE_LUA = `${FINISH}
+if redis.call('HGET', KEYS[1], 'status') ~= 'scraping' then return 0 end
+redis.call('HSET', KEYS[1], 'kickoff', '1')
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'delayMs', ARGV[2]) end
+return maybeComplete(tonumber(ARGV[1]))
+`;
+
+/**
+ * END: ends a crawl that is still scraping with status ARGV[2] (`cancelled` or `failed`) and error
+ * ARGV[3] (may be ''). ARGV[1] now ms. Returns {previousStatus, inflightJobId...}: the in-flight pages
+ * (their jobs are withdrawn or finish unrecorded).
+ */
+export const END_LUA = `${FINISH}
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'scraping' then return {status or 'missing'} end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[3]) end
+local out = {'scraping'}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do out[#out + 1] = id end
+finish(ARGV[2], tonumber(ARGV[1]))
+return out
+`;
+
+/**
+ * HOST_SLOT: reserves the next request slot of a host shared by every worker (a per-host rate).
+ * KEYS[1] the host's next-free-time key. ARGV[1] now ms, ARGV[2] interval ms. Returns the reserved
+ * start time (now, or later when the host is busy).
+ */
+export const HOST_SLOT_LUA = `
+local now = tonumber(ARGV[1])
+local interval = tonumber(ARGV[2])
+local slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], slot + interval, 'PX', slot + interval - now + 60000)
+return slot
+`;

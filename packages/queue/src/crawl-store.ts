@@ -1,0 +1,298 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { Redis } from 'ioredis';
+import { END_LUA, ENQUEUE_LUA, KICKOFF_DONE_LUA, PAGE_DONE_LUA, PUMP_LUA } from './crawl-scripts.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/** A crawl discovers pages from links; a batch scrape has a fixed (appendable) URL list. */
+export type CrawlKind = 'crawl' | 'batch';
+export type CrawlStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
+
+/** A crawl or batch as stored. Times are ms since epoch. */
+export interface CrawlRecord {
+  id: string;
+  kind: CrawlKind;
+  teamId: string;
+  status: CrawlStatus;
+  /** Seed URL (crawl) or '' (batch). */
+  url: string;
+  /** The validated crawl or batch request (defaults applied). */
+  request: Record<string, unknown>;
+  createdAt: number;
+  completedAt?: number;
+  /** Pages accepted for scraping so far. */
+  total: number;
+  /** Pages scraped into documents. */
+  completed: number;
+  /** Pages that failed (listed by `/errors`). */
+  failed: number;
+  creditsUsed: number;
+  limit: number;
+  maxConcurrency: number;
+  /** Minimum time between two page starts, ms (0: none). */
+  delayMs: number;
+  /** Seeding (robots.txt, sitemaps, seed) is over. */
+  kickoffDone: boolean;
+  zeroDataRetention: boolean;
+  /** Why a failed crawl failed. */
+  error?: string;
+  /** How long the record stays after the end, seconds. */
+  retentionSec: number;
+}
+
+/** Input of {@link CrawlStore.create}. */
+export type NewCrawl = Omit<CrawlRecord, 'status' | 'createdAt' | 'completedAt' | 'total' | 'completed' | 'failed' | 'creditsUsed' | 'kickoffDone' | 'error'> & {
+  /** Batches need no seeding step. */
+  kickoffDone: boolean;
+  createdAt?: number;
+};
+
+/** A URL found for a crawl: its dedupe key, discovery depth, and whether robots.txt blocks it. */
+export interface CrawlCandidate {
+  key: string;
+  url: string;
+  depth: number;
+  robotsBlocked?: boolean;
+}
+
+/** A page handed out by {@link CrawlStore.pump}: submit it as a scrape job with this id. */
+export interface CrawlPage {
+  jobId: string;
+  url: string;
+  depth: number;
+}
+
+export interface PumpResult {
+  /** `ok`, `busy` (no room), `wait` (delay: pump again at `waitUntil`), `completed`, or the crawl's status. */
+  state: string;
+  waitUntil: number;
+  pages: CrawlPage[];
+}
+
+/** A page's outcome for {@link CrawlStore.pageDone}. */
+export type PageOutcome =
+  | { kind: 'doc'; document: Record<string, unknown>; creditsUsed: number; finalKey?: string }
+  | { kind: 'error'; error: CrawlError; creditsUsed?: number }
+  | { kind: 'drop' };
+
+/** An entry of `GET /v2/crawl/:id/errors`. */
+export interface CrawlError {
+  id: string;
+  timestamp: string;
+  url: string;
+  code: string;
+  error: string;
+}
+
+export interface PageDoneResult {
+  /** `ok`, `dup` (already recorded), `duplicate-url` (redirected to a known page), `ignored` (crawl over). */
+  result: string;
+  /** This page completed the crawl. */
+  completed: boolean;
+  /** Documents stored so far. */
+  documents: number;
+}
+
+/** Progress event published on the crawl events channel. */
+export interface CrawlEvent {
+  crawlId: string;
+  type: 'document' | 'done';
+}
+
+const NUMERIC = ['createdAt', 'completedAt', 'total', 'completed', 'failed', 'creditsUsed', 'limit', 'maxConcurrency', 'delayMs', 'retentionSec'] as const;
+
+/**
+ * Crawl and batch-scrape state in Redis (owner of the `{c:ID}` key family): the frontier, the pages
+ * in flight, documents, errors and counters, all changed by atomic scripts. Documents are stored
+ * deflated (a 10,000-page crawl must fit in Redis memory).
+ */
+export class CrawlStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async create(crawl: NewCrawl): Promise<CrawlRecord> {
+    const createdAt = crawl.createdAt ?? Date.now();
+    const [hash] = this.keys.crawl(crawl.id) as [string];
+    await this.redis
+      .multi()
+      .hset(hash, {
+        kind: crawl.kind, teamId: crawl.teamId, status: 'scraping', url: crawl.url, request: JSON.stringify(crawl.request),
+        createdAt, total: 0, completed: 0, failed: 0, creditsUsed: 0, limit: crawl.limit, maxConcurrency: crawl.maxConcurrency,
+        delayMs: crawl.delayMs, kickoff: crawl.kickoffDone ? '1' : '0', zdr: crawl.zeroDataRetention ? '1' : '0',
+        retentionSec: crawl.retentionSec, seq: 0,
+      })
+      .zadd(this.keys.teamCrawls(crawl.teamId), createdAt, crawl.id)
+      .zadd(this.keys.crawlsRunning(), createdAt, crawl.id)
+      .exec();
+    return (await this.get(crawl.id))!;
+  }
+
+  async get(crawlId: string): Promise<CrawlRecord | null> {
+    const h = await this.redis.hgetall(this.keys.crawl(crawlId)[0]!);
+    if (!h.status || !h.teamId) return null;
+    const n = Object.fromEntries(NUMERIC.map((k) => [k, h[k] === undefined || h[k] === '' ? undefined : Number(h[k])])) as Record<(typeof NUMERIC)[number], number | undefined>;
+    return {
+      id: crawlId,
+      kind: h.kind === 'batch' ? 'batch' : 'crawl',
+      teamId: h.teamId,
+      status: h.status as CrawlStatus,
+      url: h.url ?? '',
+      request: JSON.parse(h.request ?? '{}') as Record<string, unknown>,
+      createdAt: n.createdAt ?? 0,
+      ...(n.completedAt !== undefined ? { completedAt: n.completedAt } : {}),
+      total: n.total ?? 0,
+      completed: n.completed ?? 0,
+      failed: n.failed ?? 0,
+      creditsUsed: n.creditsUsed ?? 0,
+      limit: n.limit ?? 0,
+      maxConcurrency: n.maxConcurrency ?? 1,
+      delayMs: n.delayMs ?? 0,
+      kickoffDone: h.kickoff === '1',
+      zeroDataRetention: h.zdr === '1',
+      ...(h.error ? { error: h.error } : {}),
+      retentionSec: n.retentionSec ?? 86_400,
+    };
+  }
+
+  /** Adds candidates to the frontier (each URL once, never past `limit`); robots-blocked ones are only listed. */
+  async enqueue(crawlId: string, candidates: readonly CrawlCandidate[], opts: { reopen?: boolean; now?: number } = {}): Promise<{ accepted: number; robotsBlocked: number }> {
+    if (candidates.length === 0 && !opts.reopen) return { accepted: 0, robotsBlocked: 0 };
+    const args: (string | number)[] = [opts.now ?? Date.now(), opts.reopen ? 'reopen' : ''];
+    for (const c of candidates) args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : 'ok');
+    const [accepted, robotsBlocked] = (await this.redis.eval(ENQUEUE_LUA, 8, ...this.keys.crawl(crawlId), ...args)) as [number, number];
+    return { accepted, robotsBlocked };
+  }
+
+  /** Takes pages to start now (breadth first) within the crawl's concurrency and delay. */
+  async pump(crawlId: string, opts: { maxTake?: number; now?: number } = {}): Promise<PumpResult> {
+    const raw = (await this.redis.eval(PUMP_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), opts.maxTake ?? 100)) as (string | number)[];
+    const pages: CrawlPage[] = [];
+    for (let i = 2; i + 1 < raw.length; i += 2) {
+      const item = String(raw[i + 1]);
+      if (!item) continue;
+      const { url, depth } = JSON.parse(item) as { url: string; depth: number };
+      pages.push({ jobId: String(raw[i]), url, depth });
+    }
+    return { state: String(raw[0]), waitUntil: Number(raw[1]), pages };
+  }
+
+  /** Records a page's outcome exactly once (a re-run after a crash gets `dup`). */
+  async pageDone(crawlId: string, jobId: string, outcome: PageOutcome, now = Date.now()): Promise<PageDoneResult> {
+    let payload: string | Buffer = '';
+    if (outcome.kind === 'doc') payload = encodeDocument(outcome.document);
+    else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
+    const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
+    const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';
+    const raw = (await this.redis.eval(PAGE_DONE_LUA, 8, ...this.keys.crawl(crawlId), jobId, now, outcome.kind, payload, credits, finalKey)) as [string, number, number];
+    return { result: raw[0], completed: raw[1] === 1, documents: raw[2] };
+  }
+
+  /** Seeding is over; `delayMs` replaces the crawl's delay (robots.txt Crawl-delay). True when that completed it. */
+  async kickoffDone(crawlId: string, opts: { delayMs?: number; now?: number } = {}): Promise<boolean> {
+    const r = await this.redis.eval(KICKOFF_DONE_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), opts.delayMs !== undefined ? String(opts.delayMs) : '');
+    return r === 1;
+  }
+
+  /**
+   * Ends a crawl still scraping as `cancelled` or `failed`. Returns the status it had (`scraping` when
+   * this call ended it) and the pages that were in flight.
+   */
+  async end(crawlId: string, status: 'cancelled' | 'failed', opts: { error?: string; now?: number } = {}): Promise<{ previous: string; inflight: string[] }> {
+    const raw = (await this.redis.eval(END_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), status, opts.error ?? '')) as string[];
+    return { previous: raw[0] ?? 'missing', inflight: raw.slice(1) };
+  }
+
+  /** Keeps the crawl's robots.txt for the workers that filter its pages ('' when it has none). */
+  async setRobotsTxt(crawlId: string, text: string): Promise<void> {
+    await this.redis.hset(this.keys.crawl(crawlId)[0]!, 'robotsTxt', text);
+  }
+
+  async robotsTxt(crawlId: string): Promise<string> {
+    return (await this.redis.hget(this.keys.crawl(crawlId)[0]!, 'robotsTxt')) ?? '';
+  }
+
+  /** Forgets a finished crawl in the team's and the watchdog's indexes (the record itself expires). */
+  async unindex(crawl: Pick<CrawlRecord, 'id' | 'teamId'>): Promise<void> {
+    await this.redis.multi().zrem(this.keys.teamCrawls(crawl.teamId), crawl.id).zrem(this.keys.crawlsRunning(), crawl.id).exec();
+  }
+
+  /** Puts a crawl that runs again (appended batch) back in the team's and the watchdog's indexes. */
+  async reindex(crawl: Pick<CrawlRecord, 'id' | 'teamId' | 'createdAt'>, now = Date.now()): Promise<void> {
+    await this.redis.multi().zadd(this.keys.teamCrawls(crawl.teamId), crawl.createdAt, crawl.id).zadd(this.keys.crawlsRunning(), now, crawl.id).exec();
+  }
+
+  async isInflight(crawlId: string, jobId: string): Promise<boolean> {
+    return (await this.redis.zscore(this.keys.crawl(crawlId)[4]!, jobId)) !== null;
+  }
+
+  /** In-flight pages with their start times (watchdog). */
+  async inflight(crawlId: string): Promise<{ jobId: string; startedAt: number; url: string; depth: number }[]> {
+    const k = this.keys.crawl(crawlId);
+    const raw = await this.redis.zrange(k[4]!, 0, -1, 'WITHSCORES');
+    const out: { jobId: string; startedAt: number; url: string; depth: number }[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const item = await this.redis.hget(k[3]!, raw[i]!);
+      const parsed = item ? (JSON.parse(item) as { url: string; depth: number }) : { url: '', depth: 0 };
+      out.push({ jobId: raw[i]!, startedAt: Number(raw[i + 1]), ...parsed });
+    }
+    return out;
+  }
+
+  /**
+   * Documents from `skip`, at most `limit` of them and about `maxBytes` of JSON (at least one).
+   * `more` says whether stored documents remain after these.
+   */
+  async documents(crawlId: string, opts: { skip: number; limit: number; maxBytes: number }): Promise<{ docs: Record<string, unknown>[]; more: boolean }> {
+    const key = this.keys.crawl(crawlId)[5]!;
+    const raw = await this.redis.lrangeBuffer(key, opts.skip, opts.skip + opts.limit);
+    const docs: Record<string, unknown>[] = [];
+    let bytes = 0;
+    for (let i = 0; i < raw.length && docs.length < opts.limit; i++) {
+      const json = inflateRawSync(raw[i]!).toString('utf8');
+      if (docs.length > 0 && bytes + json.length > opts.maxBytes) return { docs, more: true };
+      bytes += json.length;
+      docs.push(JSON.parse(json) as Record<string, unknown>);
+    }
+    return { docs, more: raw.length > docs.length };
+  }
+
+  async errors(crawlId: string): Promise<{ errors: CrawlError[]; robotsBlocked: string[] }> {
+    const k = this.keys.crawl(crawlId);
+    const [errors, robots] = await Promise.all([this.redis.lrange(k[6]!, 0, -1), this.redis.lrange(k[7]!, 0, -1)]);
+    return { errors: errors.map((e) => JSON.parse(e) as CrawlError), robotsBlocked: robots };
+  }
+
+  /** Ids of the team's crawls (or batches) that are still indexed as running. */
+  async teamCrawlIds(teamId: string): Promise<string[]> {
+    return this.redis.zrange(this.keys.teamCrawls(teamId), 0, -1);
+  }
+
+  /** Running crawls whose watchdog check is due; their next check moves `intervalMs` ahead. */
+  async dueForWatch(now: number, intervalMs: number, limit = 100): Promise<string[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.crawlsRunning(), '-inf', now, 'LIMIT', 0, limit);
+    if (ids.length > 0) await this.redis.zadd(this.keys.crawlsRunning(), ...ids.flatMap((id) => [now + intervalMs, id]));
+    return ids;
+  }
+
+  /** Announces progress to gateways streaming this crawl (WebSocket). */
+  async publish(event: CrawlEvent): Promise<void> {
+    await this.redis.publish(this.keys.crawlEvents(), JSON.stringify(event));
+  }
+
+  /**
+   * Records an idempotency key for 24 h; returns the crawl id already recorded under it, or null
+   * when the key is new (and now taken by `crawlId`).
+   */
+  async claimIdempotencyKey(teamId: string, key: string, crawlId: string): Promise<string | null> {
+    const k = this.keys.idempotency(teamId, createHash('sha256').update(key).digest('hex'));
+    const ok = await this.redis.set(k, crawlId, 'EX', 86_400, 'NX');
+    return ok ? null : await this.redis.get(k);
+  }
+}
+
+/** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
+export function encodeDocument(doc: Record<string, unknown>): Buffer {
+  return deflateRawSync(Buffer.from(JSON.stringify(doc)), { level: 3 });
+}
