@@ -2,3 +2,5 @@ export { RedisServerFixture } from './redis-server.js';
 export { FixtureSite, type FixtureHandler } from './fixture-site.js';
 export { FakeS3Server, type FakeS3Object, type FakeS3ServerOptions } from './fake-s3-server.js';
 export { ForwardProxyFixture, type ForwardProxyOptions, type ForwardProxyRequest } from './forward-proxy.js';
+export { GeneratedSite, type ReachableOptions, type ServedPage } from './generated-site.js';
+export type { GeneratedRobots, GeneratedSiteOptions } from './site-graph.js';
