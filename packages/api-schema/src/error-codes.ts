@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   PROFILE_LOCKED: 'Another session is saving changes to this browser profile; only one may at a time.',
   SCRAPE_FAILED: 'The scrape failed for another reason; `details` says more.',
   SCRAPE_PROXY_ERROR: 'The configured upstream proxy refused, failed or asked for credentials (407); `details.proxyStatus` has its status.',
+  SCRAPE_HTTP_ERROR: 'A page discovered by a crawl answered with an HTTP error status (4xx/5xx); it is listed in `/errors` (with `details.statusCode`) instead of the data, and not billed.',
   SCRAPE_LOCKDOWN_CACHE_MISS: 'Lockdown mode found no cached copy of the URL.',
   SCRAPE_NO_CACHED_DATA: 'minAge mode found no cached copy old enough.',
   JOB_CANCELLED: 'The job was cancelled before it finished.',

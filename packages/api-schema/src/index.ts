@@ -102,3 +102,19 @@ export {
   type ApiKeyInfo,
 } from './admin.js';
 export { buildOpenApiDocument, type BuildOpenApiOptions, type OpenApiDocument } from './openapi.js';
+export {
+  MAX_CRAWL_LIMIT,
+  DEFAULT_CRAWL_LIMIT,
+  MAX_BATCH_URLS,
+  MAX_CRAWL_DELAY_SEC,
+  sitemapModeSchema,
+  crawlRequestSchema,
+  batchScrapeRequestSchema,
+  mapRequestSchema,
+  crawlStatusQuerySchema,
+  type CrawlRequestInput,
+  type CrawlRequest,
+  type BatchScrapeRequest,
+  type MapRequest,
+} from './crawl.js';
+export { webhookConfigSchema, type WebhookConfig } from './webhook.js';

@@ -282,6 +282,11 @@ export class ScrapeProcessor {
    * free the slot.
    */
   private async finish(job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
+    const statusCode = outcome.ok ? Number((outcome.document.metadata as { statusCode?: number } | undefined)?.statusCode ?? 200) : 0;
+    if (job.crawl?.kind === 'crawl' && statusCode >= 400) {
+      // A broken link found by a crawl is an error of the crawl, not a document (nor a charge).
+      outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
+    }
     const credits = outcome.ok ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0) : 0;
     if (credits > 0) await this.deps.credits.charge(job.teamId, credits);
     if (job.crawl) {
