@@ -13,6 +13,7 @@ import type { WorkerConfig } from './config.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 /** A running worker process. */
@@ -79,7 +80,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     shutdown: shutdown.signal,
   };
 
-  const workers: Worker[] = [];
+  const workers: Array<Pick<Worker, 'close'>> = [];
   const consume = (queue: 'scrape' | 'browser', concurrency: number) => {
     const processor = new ScrapeProcessor(queue, deps);
     const worker = new Worker(queue, (job) => processor.process(job), {
@@ -95,6 +96,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   };
   if (config.TRAWL_WORKER_ROLES.includes('http')) consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
+  if (config.TRAWL_WORKER_ROLES.includes('http')) {
+    workers.push(startWebhookWorker(config, { connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal }));
+  }
 
   // Reaper: any worker may run it; a Redis lock makes one pass run at a time cluster-wide.
   const reaper = setInterval(() => {
