@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString } from '@trawl/config';
+import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, webhookEnv } from '@trawl/config';
 
 /**
  * Configuration of the API process (`trawl api`), from the environment. Every variable is documented
@@ -9,6 +9,7 @@ import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString } from '@t
 export const apiConfigSchema = z.object({
   ...commonEnv,
   ...blobStoreEnv,
+  ...webhookEnv,
   /** Listening port. Default 3002. */
   PORT: envInt(3002, { min: 0, max: 65535 }),
   /** Listening address. Default `0.0.0.0`. */

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { commonEnv, envBoolean, envInt, envList, envOptionalString } from '@trawl/config';
+import { commonEnv, envBoolean, envInt, envList, envOptionalString, webhookEnv } from '@trawl/config';
 import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
@@ -86,5 +86,12 @@ export const workerConfigSchema = z.object({
   TRAWL_CRAWL_CONCURRENCY: envInt(8, { min: 1, max: 256 }),
   /** Pages a map fetches at once while discovering links. Default 8. */
   TRAWL_MAP_CONCURRENCY: envInt(8, { min: 1, max: 64 }),
+  ...webhookEnv,
+  /** HMAC-SHA256 key of `X-Firecrawl-Signature` on webhook deliveries. Default none: unsigned. */
+  TRAWL_WEBHOOK_SECRET: envOptionalString(),
+  /** Time one webhook delivery attempt may take (connect, send, response headers), ms. Default 10000. */
+  TRAWL_WEBHOOK_TIMEOUT_MS: envInt(10_000, { min: 100, max: 120_000 }),
+  /** Webhook deliveries one `http` worker process makes at once. Default 16. */
+  TRAWL_WEBHOOK_CONCURRENCY: envInt(16, { min: 1, max: 1000 }),
 });
 export type WorkerConfig = z.output<typeof workerConfigSchema>;

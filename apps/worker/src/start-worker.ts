@@ -18,6 +18,7 @@ import { SiteDiscovery } from './crawl/site-discovery.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
 /** A running worker process. */
@@ -91,7 +92,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     shutdown: shutdown.signal,
   };
 
-  const workers: Worker[] = [];
+  const workers: Array<Pick<Worker, 'close'>> = [];
   const consume = (queue: 'scrape' | 'browser', concurrency: number) => {
     const processor = new ScrapeProcessor(queue, deps);
     const worker = new Worker(queue, (job, token) => processor.process(job, token), {
@@ -126,6 +127,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     workers.push(worker);
   }
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
+  if (config.TRAWL_WORKER_ROLES.includes('http')) {
+    workers.push(startWebhookWorker(config, { connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal }));
+  }
 
   // Reaper: any worker may run it; a Redis lock makes one pass run at a time cluster-wide.
   const reaper = setInterval(() => {

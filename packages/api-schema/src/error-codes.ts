@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   SCRAPE_LOCKDOWN_CACHE_MISS: 'Lockdown mode found no cached copy of the URL.',
   SCRAPE_NO_CACHED_DATA: 'minAge mode found no cached copy old enough.',
   JOB_CANCELLED: 'The job was cancelled before it finished.',
+  WEBHOOK_URL_BLOCKED: 'The webhook URL names localhost or a loopback, private, link-local or metadata address.',
   BLOB_INVALID_KEY: 'A blob key (path of a signed blob URL) has characters, segments or a length a key never has.',
   BLOB_SIGNATURE_INVALID: 'A signed blob URL was altered, or signed with another secret; ask the API for a fresh URL.',
   BLOB_URL_EXPIRED: 'A signed blob URL is past its `expires` time; ask the API for a fresh URL.',

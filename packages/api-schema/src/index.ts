@@ -101,6 +101,22 @@ export {
   type CreateApiKeyResponse,
   type ApiKeyInfo,
 } from './admin.js';
+export { isBlockedAddress, type BlockedAddressResult } from './is-blocked-address.js';
+export {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SHORT_EVENTS,
+  MAX_WEBHOOK_URL_LENGTH,
+  webhookUrlSchema,
+  webhookHeadersSchema,
+  webhookConfigSchema,
+  webhookPayloadSchema,
+  webhookEventSelected,
+  type WebhookEventType,
+  type WebhookEventKind,
+  type WebhookConfigInput,
+  type WebhookConfig,
+  type WebhookPayload,
+} from './webhook.js';
 export { buildOpenApiDocument, type BuildOpenApiOptions, type OpenApiDocument } from './openapi.js';
 export {
   MAX_CRAWL_LIMIT,
@@ -117,4 +133,3 @@ export {
   type BatchScrapeRequest,
   type MapRequest,
 } from './crawl.js';
-export { webhookConfigSchema, type WebhookConfig } from './webhook.js';

@@ -1,2 +1,3 @@
 export { loadConfig, ConfigError } from './load-config.js';
 export { envBoolean, envInt, envOptionalString, envList, envBaseUrl, commonEnv, LOG_LEVELS } from './env-fields.js';
+export { webhookEnv } from './webhook-env.js';

@@ -18,13 +18,19 @@ export {
   QUEUE_NAMES,
   scrapeJobSchema,
   crawlQueueJobSchema,
+  webhookJobSchema,
   admissionInfoSchema,
   bullPriority,
+  WEBHOOK_BACKOFF_TYPE,
   type QueueName,
   type ScrapeJob,
   type CrawlQueueJob,
+  type WebhookJob,
   type QueuePolicy,
 } from './job-catalog.js';
+export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
+export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';
+export { webhookRetryDelay, MAX_WEBHOOK_RETRY_AFTER_MS } from './webhook-retry-delay.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { ProfileStore } from './profile-store.js';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema } from '@trawl/api-schema';
 
 /**
  * The job catalog: every BullMQ queue, its payload schema and its retry/retention policy. Producers
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape', 'browser', 'crawl'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser', 'crawl', 'webhook'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
@@ -61,6 +62,22 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 export type CrawlQueueJob = z.infer<typeof crawlQueueJobSchema>;
+/** Payload of a webhook delivery (queue `webhook`); retries of one delivery keep its `webhookId`. */
+export const webhookJobSchema = z.object({
+  /** Payload version; bump on incompatible change. */
+  v: z.literal(1),
+  /** Unique per delivery; also the BullMQ job id and the payload's `webhookId`. */
+  webhookId: z.uuid(),
+  teamId: z.string().min(1),
+  url: webhookUrlSchema,
+  headers: webhookHeadersSchema,
+  /** The payload POSTed, as built by the producer (fields a newer producer adds are kept). */
+  body: webhookPayloadSchema.loose(),
+  event: z.enum(WEBHOOK_EVENT_TYPES),
+  /** The job's zero data retention: the delivery record is deleted as soon as it ends. */
+  zeroDataRetention: z.boolean(),
+});
+export type WebhookJob = z.infer<typeof webhookJobSchema>;
 
 /** Retry and retention policy of a queue. */
 export interface QueuePolicy {
@@ -68,9 +85,17 @@ export interface QueuePolicy {
   attempts: number;
   /** First retry delay, ms, doubling after. */
   backoffMs: number;
+  /**
+   * BullMQ backoff strategy: `exponential` (built in) or the name of a custom strategy the queue's
+   * workers define. Default `exponential`.
+   */
+  backoffType?: string;
   /** Completed/failed job records kept in BullMQ for this long, seconds (results live in the ResultStore). */
   retentionSec: number;
 }
+
+/** Name of the webhook queue's backoff strategy: exponential, lengthened by a receiver's Retry-After. */
+export const WEBHOOK_BACKOFF_TYPE = 'webhook';
 
 export const JOB_CATALOG = {
   scrape: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 250, retentionSec: 3600 } },
@@ -78,6 +103,15 @@ export const JOB_CATALOG = {
   browser: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 500, retentionSec: 3600 } },
   /** Crawl control jobs and maps; consumed by the `http` worker role. */
   crawl: { payload: crawlQueueJobSchema, policy: { attempts: 5, backoffMs: 500, retentionSec: 3600 } },
+  /**
+   * Webhook deliveries, consumed by the `http` role. 10 attempts from 1 s doubling span about 8.5
+   * minutes, so a receiver down for a few minutes still gets every event; producers override attempts
+   * and delay with `TRAWL_WEBHOOK_ATTEMPTS` / `TRAWL_WEBHOOK_BACKOFF_MS`.
+   */
+  webhook: {
+    payload: webhookJobSchema,
+    policy: { attempts: 10, backoffMs: 1000, backoffType: WEBHOOK_BACKOFF_TYPE, retentionSec: 3600 },
+  },
 } satisfies Record<QueueName, { payload: z.ZodType; policy: QueuePolicy }>;
 
 /** BullMQ priority (lower runs first) of a priority class. */

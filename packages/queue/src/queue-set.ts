@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_CATALOG, QUEUE_NAMES, type QueueName } from './job-catalog.js';
+import { JOB_CATALOG, QUEUE_NAMES, type QueueName, type QueuePolicy } from './job-catalog.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** The BullMQ queues of the catalog, for producing and inspecting jobs. Owns the Queue objects. */
@@ -9,7 +9,7 @@ export class QueueSet {
 
   constructor(connection: Redis, keys: RedisKeys) {
     for (const name of QUEUE_NAMES) {
-      const policy = JOB_CATALOG[name].policy;
+      const policy: QueuePolicy = JOB_CATALOG[name].policy;
       this.queues.set(
         name,
         new Queue(name, {
@@ -17,7 +17,7 @@ export class QueueSet {
           prefix: keys.bullPrefix(),
           defaultJobOptions: {
             attempts: policy.attempts,
-            backoff: { type: 'exponential', delay: policy.backoffMs },
+            backoff: { type: policy.backoffType ?? 'exponential', delay: policy.backoffMs },
             removeOnComplete: { age: policy.retentionSec },
             removeOnFail: { age: policy.retentionSec },
           },

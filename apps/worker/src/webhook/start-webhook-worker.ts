@@ -1,0 +1,81 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger, Registry } from '@trawl/observability';
+import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
+import { TargetGuard } from '@trawl/scrape-engine';
+import type { WorkerConfig } from '../config.js';
+import { WebhookProcessor, WebhookRetryError } from './webhook.processor.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
+
+/** The settings a webhook worker reads. */
+export type WebhookWorkerConfig = Pick<
+  WorkerConfig,
+  | 'TRAWL_ALLOW_PRIVATE_TARGETS'
+  | 'TRAWL_WEBHOOK_ALLOW_PRIVATE'
+  | 'TRAWL_WEBHOOK_BACKOFF_MS'
+  | 'TRAWL_WEBHOOK_SECRET'
+  | 'TRAWL_WEBHOOK_TIMEOUT_MS'
+  | 'TRAWL_WEBHOOK_CONCURRENCY'
+>;
+
+export interface StartWebhookWorkerOptions {
+  /** BullMQ connection (`maxRetriesPerRequest: null`); the caller owns it. */
+  connection: Redis;
+  /** BullMQ prefix, `RedisKeys.bullPrefix()`. */
+  prefix: string;
+  logger: Logger;
+  /** The process registry; the webhook metrics are registered on it. */
+  registry: Registry;
+  /** Aborted when the process shuts down: in-flight deliveries stop and are retried later. */
+  shutdown: AbortSignal;
+  /** Replaces the target guard built from the config (tests map fake names with a resolver). */
+  guard?: TargetGuard;
+}
+
+/** A running webhook consumer. */
+export interface WebhookWorkerHandle {
+  /** Stops taking deliveries, waits for those in flight, then closes the connection pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * Consumes the `webhook` queue (processes with the `http` role): one guarded connection pool for
+ * every receiver, refusing private, loopback and metadata addresses unless
+ * `TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS` is true.
+ */
+export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebhookWorkerOptions): WebhookWorkerHandle {
+  const guard = opts.guard ?? new TargetGuard({
+    allowPrivateTargets: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+  });
+  const agent = guard.createAgent({ connectTimeoutMs: config.TRAWL_WEBHOOK_TIMEOUT_MS });
+  const processor = new WebhookProcessor({
+    agent,
+    ...(config.TRAWL_WEBHOOK_SECRET === undefined ? {} : { secret: config.TRAWL_WEBHOOK_SECRET }),
+    timeoutMs: config.TRAWL_WEBHOOK_TIMEOUT_MS,
+    metrics: createWebhookMetrics(opts.registry),
+    logger: opts.logger,
+    shutdown: opts.shutdown,
+  });
+  const worker = new Worker('webhook', (job) => processor.process(job), {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: config.TRAWL_WEBHOOK_CONCURRENCY,
+    maxStalledCount: 2,
+    settings: {
+      // Exponential from the delivery's own delay, lengthened by the receiver's Retry-After.
+      backoffStrategy: (attemptsMade, type, err, job) => {
+        const backoff = job?.opts.backoff;
+        const base = typeof backoff === 'object' && backoff.delay !== undefined ? backoff.delay : config.TRAWL_WEBHOOK_BACKOFF_MS;
+        if (type !== WEBHOOK_BACKOFF_TYPE) opts.logger.warn({ type }, 'unknown backoff type on the webhook queue');
+        return webhookRetryDelay(attemptsMade, base, err instanceof WebhookRetryError ? err.retryAfterMs : undefined);
+      },
+    },
+  });
+  worker.on('error', (err) => opts.logger.error({ err, queue: 'webhook' }, 'bullmq worker error'));
+  return {
+    async close() {
+      await worker.close();
+      await agent.close();
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { webhookPayloadSchema, type WebhookConfig, type WebhookPayload } from '@trawl/api-schema';
+import { createLogger, createMetricsRegistry, type Registry } from '@trawl/observability';
+import { QueueSet, RedisKeys, WebhookSender } from '@trawl/queue';
+import { TargetGuard, type DnsResolver } from '@trawl/scrape-engine';
+import { RedisServerFixture } from '@trawl/testing';
+import { startWebhookWorker, type WebhookWorkerConfig } from './start-webhook-worker.js';
+
+const SECRET = 'whsec-test-0123456789';
+const TEAM = 'team-1';
+
+let redisServer: RedisServerFixture;
+let redis: Redis;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  redisServer = await RedisServerFixture.start({ appendonly: false });
+  redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  redis.disconnect();
+  await redisServer.stop();
+});
+
+/** One request the receiver got, with what it answered. */
+interface Received {
+  raw: Buffer;
+  headers: IncomingMessage['headers'];
+  payload: WebhookPayload;
+  status: number;
+  /** Arrival time, ms since epoch. */
+  at: number;
+}
+
+/** How the receiver answers one request. */
+type Answer = number | { status: number; headers: Record<string, string> };
+
+/**
+ * A loopback webhook receiver on port 0. `answer` picks each response's status; it can take the
+ * server down (connection refused) and bring it back on the same port.
+ */
+class Receiver {
+  readonly received: Received[] = [];
+  private readonly server: Server;
+  private waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+  port = 0;
+
+  constructor(private readonly answer: (payload: WebhookPayload, receiver: Receiver) => Answer) {
+    this.server = createServer((req, res) => this.handle(req, res));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks/in?token=url-secret-marker`;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    const address = this.server.address();
+    this.port = typeof address === 'object' && address ? address.port : 0;
+    cleanups.push(() => this.stop());
+    return this;
+  }
+
+  /** Closes the listening socket and every open connection: new attempts get ECONNREFUSED. */
+  async stop(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Resolves once `predicate` holds, checked after every request. */
+  until(predicate: () => boolean): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ predicate, resolve }));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const payload = webhookPayloadSchema.parse(JSON.parse(raw.toString('utf8')));
+      const answer = this.answer(payload, this);
+      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      this.received.push({ raw, headers: req.headers, payload, status, at: Date.now() });
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
+      res.on('finish', () => {
+        this.waiters = this.waiters.filter((w) => (w.predicate() ? (w.resolve(), false) : true));
+      });
+    });
+  }
+}
+
+/** Terminal BullMQ events of the webhook queue, awaited by job id. */
+class Outcomes {
+  readonly completed = new Set<string>();
+  readonly failed = new Map<string, string>();
+  readonly delayed: string[] = [];
+  private waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+
+  constructor(events: QueueEvents) {
+    events.on('completed', ({ jobId }) => this.record(() => this.completed.add(jobId)));
+    events.on('failed', ({ jobId, failedReason }) => this.record(() => this.failed.set(jobId, failedReason)));
+    events.on('delayed', ({ jobId }) => this.record(() => this.delayed.push(jobId)));
+  }
+
+  until(predicate: () => boolean): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ predicate, resolve }));
+  }
+
+  private record(change: () => void): void {
+    change();
+    this.waiters = this.waiters.filter((w) => (w.predicate() ? (w.resolve(), false) : true));
+  }
+}
+
+/** A webhook worker and a producer on their own key prefix, with logs captured. */
+async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
+  const keys = new RedisKeys(`wh${randomUUID().slice(0, 8)}`);
+  const queues = new QueueSet(redis, keys);
+  const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 10 });
+  const events = new QueueEvents('webhook', { connection: { host: '127.0.0.1', port: redisServer.port }, prefix: keys.bullPrefix() });
+  await events.waitUntilReady();
+  const outcomes = new Outcomes(events);
+  const logLines: string[] = [];
+  const logger = createLogger({
+    role: 'worker', level: 'debug',
+    destination: new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString()); done(); } }),
+  });
+  const registry = createMetricsRegistry({ role: 'worker', collectDefaults: false });
+  const config: WebhookWorkerConfig = {
+    TRAWL_ALLOW_PRIVATE_TARGETS: false,
+    TRAWL_WEBHOOK_ALLOW_PRIVATE: true,
+    TRAWL_WEBHOOK_BACKOFF_MS: 25,
+    TRAWL_WEBHOOK_SECRET: opts.secret,
+    TRAWL_WEBHOOK_TIMEOUT_MS: 5000,
+    TRAWL_WEBHOOK_CONCURRENCY: 4,
+  };
+  const shutdown = new AbortController();
+  const worker = startWebhookWorker(config, {
+    connection: redis, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal,
+    ...(opts.guard ? { guard: opts.guard } : {}),
+  });
+  cleanups.push(async () => {
+    shutdown.abort();
+    await worker.close();
+    await events.close();
+    await queues.close();
+  });
+  return { queues, sender, outcomes, logLines, registry };
+}
+
+/** `trawl_webhook_deliveries_total` summed by outcome. */
+async function deliveriesByOutcome(registry: Registry): Promise<Record<string, number>> {
+  const metric = await registry.getSingleMetric('trawl_webhook_deliveries_total')?.get();
+  const out: Record<string, number> = {};
+  for (const v of metric?.values ?? []) out[String(v.labels.outcome)] = (out[String(v.labels.outcome)] ?? 0) + v.value;
+  return out;
+}
+
+function verifies(secret: string, raw: Buffer, header: string | string[] | undefined): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
+  const given = Buffer.from(typeof header === 'string' ? header : '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('webhook delivery', () => {
+  it('delivers every event exactly once through 503s and a receiver that is down for a while', async () => {
+    const { sender, outcomes, queues, registry } = await setup({ secret: SECRET });
+    let up = false;
+    const receiver = await new Receiver(() => (up ? 200 : 503)).start();
+    const config: WebhookConfig = { url: receiver.url };
+    const sent: { id: string; webhookId: string }[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const id = `crawl-${i}`;
+      const webhookId = await sender.send(TEAM, config, { type: 'crawl.page', id, data: { markdown: `page ${i}` } });
+      sent.push({ id, webhookId: webhookId! });
+    }
+
+    // Two 503s, then the receiver goes away: further attempts find the port closed.
+    await receiver.until(() => receiver.received.length >= 2);
+    await receiver.stop();
+    const downFrom = outcomes.delayed.length;
+    await outcomes.until(() => outcomes.delayed.length >= downFrom + 3);
+    const refusedReasons = await Promise.all(
+      outcomes.delayed.slice(downFrom).map(async (id) => (await queues.get('webhook').getJob(id))?.failedReason ?? ''),
+    );
+    expect(refusedReasons.some((r) => r.includes('ECONNREFUSED'))).toBe(true);
+    up = true;
+    await receiver.start();
+    const ids = sent.map((s) => s.webhookId);
+    await outcomes.until(() => ids.every((id) => outcomes.completed.has(id)));
+
+    expect(receiver.received.slice(0, 2).map((r) => r.status)).toEqual([503, 503]);
+    const acknowledged = receiver.received.filter((r) => r.status === 200);
+    const ackCounts = new Map<string, number>();
+    for (const r of acknowledged) ackCounts.set(r.payload.webhookId, (ackCounts.get(r.payload.webhookId) ?? 0) + 1);
+    expect([...ackCounts.keys()].sort()).toEqual([...ids].sort());
+    expect([...ackCounts.values()].every((n) => n === 1)).toBe(true);
+    expect(acknowledged.map((r) => r.payload.id).sort()).toEqual(sent.map((s) => s.id));
+    expect(acknowledged.every((r) => r.payload.success && r.payload.data.length === 1)).toBe(true);
+    expect(receiver.received.every((r) => verifies(SECRET, r.raw, r.headers['x-firecrawl-signature']))).toBe(true);
+    expect(outcomes.failed.size).toBe(0);
+    const byOutcome = await deliveriesByOutcome(registry);
+    expect(byOutcome.delivered).toBe(5);
+    expect(byOutcome.retry).toBeGreaterThanOrEqual(5);
+    expect(byOutcome.failed).toBeUndefined();
+  }, 60_000);
+
+  it('signs the exact bytes sent, sends the config headers, and logs no URL, header or content', async () => {
+    const { sender, outcomes, queues, logLines } = await setup({ secret: SECRET });
+    const receiver = await new Receiver(() => 204).start();
+    const config: WebhookConfig = {
+      url: receiver.url,
+      headers: { Authorization: 'Bearer header-secret-marker', 'Content-Type': 'text/plain' },
+      metadata: { run: 'r-1' },
+      events: ['page', 'crawl.completed'],
+    };
+    expect(await sender.send(TEAM, config, { type: 'crawl.started', id: 'c1' })).toBeNull();
+    expect(await sender.send(TEAM, undefined, { type: 'crawl.page', id: 'c1' })).toBeNull();
+    const pageId = await sender.send(TEAM, config, { type: 'crawl.page', id: 'c1', data: { markdown: 'content-marker é' } });
+    const zdrId = await sender.send(TEAM, config, { type: 'crawl.completed', id: 'c1' }, { zeroDataRetention: true });
+    await outcomes.until(() => outcomes.completed.has(pageId!) && outcomes.completed.has(zdrId!));
+
+    expect(receiver.received).toHaveLength(2);
+    for (const r of receiver.received) {
+      expect(verifies(SECRET, r.raw, r.headers['x-firecrawl-signature'])).toBe(true);
+      expect(verifies('another-secret', r.raw, r.headers['x-firecrawl-signature'])).toBe(false);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers.authorization).toBe('Bearer header-secret-marker');
+    }
+    const page = receiver.received.find((r) => r.payload.webhookId === pageId)!;
+    expect(page.payload).toEqual({
+      success: true, type: 'crawl.page', id: 'c1', webhookId: pageId, data: [{ markdown: 'content-marker é' }], metadata: { run: 'r-1' },
+    });
+    // Retries keep the id: it is the BullMQ job id. A ZDR delivery leaves no record behind.
+    expect((await queues.get('webhook').getJob(pageId!))?.data.webhookId).toBe(pageId);
+    expect(await queues.get('webhook').getJob(zdrId!)).toBeUndefined();
+    const logs = logLines.join('');
+    expect(logs).toContain(pageId);
+    expect(logs).not.toMatch(/url-secret-marker|header-secret-marker|content-marker/);
+  }, 30_000);
+
+  it('never contacts a private address when private targets are not allowed, and ends it blocked', async () => {
+    // A public-looking name that resolves to loopback: the guard checks the address connected to.
+    const resolver: DnsResolver = { resolve: async () => [{ address: '127.0.0.1', family: 4 }] };
+    const { sender, outcomes, queues, registry } = await setup({ guard: new TargetGuard({ allowPrivateTargets: false, resolver }) });
+    const receiver = await new Receiver(() => 200).start();
+    const literal = await sender.send(TEAM, { url: receiver.url }, { type: 'batch_scrape.completed', id: 'b1' });
+    const rebound = await sender.send(TEAM, { url: `http://hooks.example.com:${receiver.port}/in` }, { type: 'batch_scrape.completed', id: 'b1' });
+    await outcomes.until(() => outcomes.failed.has(literal!) && outcomes.failed.has(rebound!));
+
+    expect(receiver.received).toHaveLength(0);
+    for (const id of [literal!, rebound!]) {
+      expect(outcomes.failed.get(id)).toMatch(/blocked \(loopback\)/);
+      expect((await queues.get('webhook').getJob(id))?.attemptsMade).toBe(1);
+    }
+    expect(await deliveriesByOutcome(registry)).toEqual({ blocked: 2 });
+  }, 30_000);
+
+  it('does not retry a delivery the receiver rejects with 400', async () => {
+    const { sender, outcomes, queues, registry } = await setup();
+    const receiver = await new Receiver(() => 400).start();
+    const id = await sender.send(TEAM, { url: receiver.url }, { type: 'extract.failed', id: 'e1', error: 'no schema' });
+    await outcomes.until(() => outcomes.failed.has(id!));
+
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.payload).toMatchObject({ success: false, error: 'no schema' });
+    expect(receiver.received[0]!.headers['x-firecrawl-signature']).toBeUndefined();
+    expect(outcomes.failed.get(id!)).toMatch(/status 400/);
+    expect((await queues.get('webhook').getJob(id!))?.attemptsMade).toBe(1);
+    expect(await deliveriesByOutcome(registry)).toEqual({ failed: 1 });
+  }, 30_000);
+
+  it('waits for the Retry-After of a 429 rather than the shorter backoff', async () => {
+    const { sender, outcomes } = await setup();
+    const receiver = await new Receiver((_p, self) => (self.received.length === 0 ? { status: 429, headers: { 'retry-after': '1' } } : 200)).start();
+    const id = await sender.send(TEAM, { url: receiver.url }, { type: 'monitor.page', id: 'm1' });
+    await outcomes.until(() => outcomes.completed.has(id!));
+    expect(receiver.received.map((r) => r.status)).toEqual([429, 200]);
+    // The backoff alone would have retried after 25 ms.
+    expect(receiver.received[1]!.at - receiver.received[0]!.at).toBeGreaterThanOrEqual(950);
+  }, 30_000);
+});

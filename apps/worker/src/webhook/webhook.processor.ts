@@ -1,0 +1,160 @@
+import { createHmac } from 'node:crypto';
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Logger } from '@trawl/observability';
+import { webhookJobSchema, type WebhookJob } from '@trawl/queue';
+import type { TargetGuard } from '@trawl/scrape-engine';
+import { classifyWebhookResponse } from './classify-webhook-response.js';
+import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.js';
+
+/** The HTTP client of deliveries: an undici Agent whose connections pass the target guard. */
+export type GuardedAgent = ReturnType<TargetGuard['createAgent']>;
+
+export interface WebhookProcessorDeps {
+  /** Connects only to allowed addresses, checked on the address actually connected to. */
+  agent: GuardedAgent;
+  /** HMAC-SHA256 key of `X-Firecrawl-Signature`; unsigned without one. */
+  secret?: string;
+  /** Time one attempt may take, ms. */
+  timeoutMs: number;
+  metrics: WebhookMetrics;
+  logger: Logger;
+  /** Aborted when the process shuts down: in-flight deliveries stop and are retried later. */
+  shutdown: AbortSignal;
+  now?: () => number;
+}
+
+/** A failed attempt worth retrying; the queue's backoff strategy reads `retryAfterMs`. */
+export class WebhookRetryError extends Error {
+  constructor(message: string, readonly retryAfterMs?: number) {
+    super(message);
+    this.name = 'WebhookRetryError';
+  }
+}
+
+/** What one POST ended with, before it is judged. */
+type AttemptResult =
+  | { kind: 'response'; status: number; retryAfter: string | undefined }
+  | { kind: 'blocked'; reason: string }
+  | { kind: 'error'; code: string };
+
+const MAX_DRAINED_BYTES = 64 * 1024;
+
+/** `X-Firecrawl-Signature` of a body: `sha256=<hex HMAC-SHA256 of the exact bytes sent>`. */
+export function signWebhookBody(secret: string, body: Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** A payload that fails validation can never be delivered: no retry. */
+function parsePayload(data: unknown): WebhookJob {
+  const job = webhookJobSchema.safeParse(data);
+  if (!job.success) throw new UnrecoverableError(`invalid webhook job payload: ${job.error.message}`);
+  return job.data;
+}
+
+/** The first string `code` of an error's cause chain (`ECONNREFUSED`, `SCRAPE_BLOCKED_TARGET`...). */
+function errorCode(err: unknown): { code: string; details?: unknown } | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e !== null && e !== undefined && depth < 8; depth += 1) {
+    const { code, details } = e as { code?: unknown; details?: unknown };
+    if (typeof code === 'string') return { code, details };
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Delivers one webhook job: POST of the JSON payload, serialised once and signed over those exact
+ * bytes, through the guarded agent, redirects not followed. 2xx delivered; 408/429/5xx, connection
+ * errors and timeouts retried with backoff (BullMQ); other answers and blocked targets fail at once.
+ * Logs ids, type, status and attempt only: never the URL, headers or body (they may hold secrets).
+ */
+export class WebhookProcessor {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: WebhookProcessorDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async process(bullJob: Job): Promise<{ status: number }> {
+    const job = parsePayload(bullJob.data);
+    const attempt = bullJob.attemptsMade + 1;
+    const lastAttempt = attempt >= (bullJob.opts.attempts ?? 1);
+    const log = this.deps.logger.child({ queue: 'webhook', webhookId: job.webhookId, teamId: job.teamId, type: job.event, attempt });
+    const started = this.now();
+    const result = await this.post(job);
+    const record = (outcome: WebhookOutcome) => {
+      this.deps.metrics.deliveries.inc({ event_kind: job.event, outcome });
+      this.deps.metrics.deliveryDuration.observe({ outcome }, (this.now() - started) / 1000);
+    };
+
+    if (result.kind === 'blocked') {
+      record('blocked');
+      log.warn({ reason: result.reason }, 'webhook target blocked');
+      throw new UnrecoverableError(`webhook target blocked (${result.reason})`);
+    }
+    const status = result.kind === 'response' ? result.status : undefined;
+    const verdict = result.kind === 'response'
+      ? classifyWebhookResponse(result.status, result.retryAfter, this.now())
+      : { kind: 'retry' as const };
+    const reason = status === undefined ? (result.kind === 'error' ? result.code : 'unknown') : `status ${status}`;
+    if (verdict.kind === 'delivered') {
+      record('delivered');
+      log.info({ status, durationMs: this.now() - started }, 'webhook delivered');
+      return { status: status ?? 0 };
+    }
+    if (verdict.kind === 'rejected') {
+      record('failed');
+      log.warn({ status }, 'webhook rejected by the receiver');
+      throw new UnrecoverableError(`webhook rejected: ${reason}`);
+    }
+    record(lastAttempt ? 'failed' : 'retry');
+    if (lastAttempt) log.warn({ status, reason }, 'webhook delivery gave up');
+    else log.info({ status, reason }, 'webhook attempt failed, retrying');
+    throw new WebhookRetryError(`webhook attempt failed: ${reason}`, 'retryAfterMs' in verdict ? verdict.retryAfterMs : undefined);
+  }
+
+  private headersFor(job: WebhookJob, url: URL, body: Buffer): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(job.headers)) headers[name.toLowerCase()] = value;
+    if ((url.username !== '' || url.password !== '') && headers.authorization === undefined) {
+      const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    headers['content-type'] = 'application/json';
+    headers['user-agent'] ??= 'Trawl-Webhooks/1.0';
+    if (this.deps.secret !== undefined) headers['x-firecrawl-signature'] = signWebhookBody(this.deps.secret, body);
+    return headers;
+  }
+
+  private async post(job: WebhookJob): Promise<AttemptResult> {
+    // Serialised once: the bytes signed are the bytes sent.
+    const body = Buffer.from(JSON.stringify(job.body), 'utf8');
+    const url = new URL(job.url);
+    const timeout = AbortSignal.timeout(this.deps.timeoutMs);
+    const signal = AbortSignal.any([timeout, this.deps.shutdown]);
+    try {
+      const res = await this.deps.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: this.headersFor(job, url, body),
+        body,
+        signal,
+      });
+      // The answer's body is not used; read a little so the connection can be reused, then drop it.
+      await res.body.dump({ limit: MAX_DRAINED_BYTES, signal }).catch(() => undefined);
+      const retryAfter = res.headers['retry-after'];
+      return { kind: 'response', status: res.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+    } catch (err) {
+      // Shutting down: back to the queue as is, another worker delivers it.
+      if (this.deps.shutdown.aborted) throw err;
+      const found = errorCode(err);
+      if (found?.code === 'SCRAPE_BLOCKED_TARGET') {
+        const reason = (found.details as { reason?: unknown } | undefined)?.reason;
+        return { kind: 'blocked', reason: typeof reason === 'string' ? reason : 'blocked' };
+      }
+      if (timeout.aborted) return { kind: 'error', code: 'timeout' };
+      return { kind: 'error', code: found?.code ?? 'request-failed' };
+    }
+  }
+}
