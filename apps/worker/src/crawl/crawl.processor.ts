@@ -66,6 +66,8 @@ export class CrawlProcessor {
       const ctx = { scope, robots: request.ignoreRobotsTxt ? ALLOW_ALL_ROBOTS : robots.rules, robotsUserAgent };
       if (bullJob.attemptsMade === 0) await this.deps.notify(crawl, 'started');
       await store.enqueue(crawlId, toCandidates(ctx, [crawl.url], 0));
+      // Cancelled while robots.txt was read: stop before the sitemaps.
+      if ((await store.get(crawlId))?.status !== 'scraping') return;
       if (request.sitemap !== 'skip') {
         const listed = await this.deps.discovery.sitemapUrls(crawl.url, robots.rules, {
           maxUrls: Math.min(MAX_SITEMAP_URLS, crawl.limit * 20), signal,

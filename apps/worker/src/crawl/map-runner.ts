@@ -49,13 +49,16 @@ export class MapRunner {
     };
     const seedKey = add(request.url);
     const robots = await this.opts.discovery.robots(request.url, signal);
-    if (request.sitemap !== 'skip') {
-      const listed = await this.opts.discovery.sitemapUrls(request.url, robots.rules, { maxUrls: request.limit * 4, signal });
-      for (const u of listed) add(u.loc);
-    }
-    if (request.sitemap !== 'only' && seedKey !== null) {
-      await this.discover(request, { seedKey, found, add, robots: robots.rules, stopAt: stopDiscoveryAt, signal });
-    }
+    // Sitemaps and link discovery run side by side; sitemap URLs are added as they come.
+    const sitemap = request.sitemap === 'skip'
+      ? Promise.resolve()
+      : this.opts.discovery.sitemapUrls(request.url, robots.rules, { maxUrls: request.limit * 4, signal }).then((listed) => {
+        for (const u of listed) add(u.loc);
+      });
+    const discovery = request.sitemap !== 'only' && seedKey !== null
+      ? this.discover(request, { seedKey, found, add, robots: robots.rules, stopAt: stopDiscoveryAt, signal })
+      : Promise.resolve();
+    await Promise.all([sitemap, discovery]);
     if (ctx.shutdown.aborted) throw ctx.shutdown.reason;
     const links = [...found.values()];
     return request.search ? rankLinks(links, request.search) : links;

@@ -6,6 +6,9 @@ import type { Fetcher } from '@trawl/scrape-engine';
 /** The user agent token robots.txt groups are matched against unless the crawl names one. */
 export const DEFAULT_ROBOTS_USER_AGENT = 'TrawlBot';
 
+/** Sitemap files fetched in parallel. */
+const SITEMAP_FETCHES_AT_ONCE = 4;
+
 export interface SiteDiscoveryOptions {
   fetcher: Fetcher;
   /** Cap on robots.txt and each (decompressed) sitemap, bytes. */
@@ -27,7 +30,10 @@ export class SiteDiscovery {
     this.maxSitemaps = opts.maxSitemaps ?? 50;
   }
 
-  /** robots.txt of the URL's origin and its raw text ('' when absent). 4xx means allow all (RFC 9309). */
+  /**
+   * robots.txt of the URL's origin and its raw text ('' when absent). An error status or a failed
+   * fetch allows everything (RFC 9309 says 4xx; on 5xx we also crawl rather than stall).
+   */
   async robots(url: string, signal: AbortSignal): Promise<{ rules: RobotsRules; text: string }> {
     const text = await this.fetchText(new URL('/robots.txt', url).href, signal);
     return text === null ? { rules: ALLOW_ALL_ROBOTS, text: '' } : { rules: parseRobotsTxt(text), text };
@@ -43,18 +49,20 @@ export class SiteDiscovery {
     const seenUrls = new Set<string>();
     const out: { loc: string; lastmod?: string }[] = [];
     while (queue.length > 0 && seenFiles.size < this.maxSitemaps && out.length < opts.maxUrls && !opts.signal.aborted) {
-      const file = queue.shift()!;
-      if (seenFiles.has(file)) continue;
-      seenFiles.add(file);
-      const body = await this.fetchSitemap(file, opts.signal);
-      if (body === null) continue;
-      const parsed = parseSitemap(body);
-      for (const child of parsed.sitemaps) if (!seenFiles.has(child)) queue.push(child);
-      for (const u of parsed.urls) {
-        if (out.length >= opts.maxUrls) break;
-        if (seenUrls.has(u.loc)) continue;
-        seenUrls.add(u.loc);
-        out.push(u);
+      // A few files at a time: the usual locations are probed together, indexes fan out.
+      const wave = queue.splice(0, SITEMAP_FETCHES_AT_ONCE).filter((f) => !seenFiles.has(f)).slice(0, this.maxSitemaps - seenFiles.size);
+      for (const f of wave) seenFiles.add(f);
+      const bodies = await Promise.all(wave.map((f) => this.fetchSitemap(f, opts.signal)));
+      for (const body of bodies) {
+        if (body === null) continue;
+        const parsed = parseSitemap(body);
+        for (const child of parsed.sitemaps) if (!seenFiles.has(child)) queue.push(child);
+        for (const u of parsed.urls) {
+          if (out.length >= opts.maxUrls) break;
+          if (seenUrls.has(u.loc)) continue;
+          seenUrls.add(u.loc);
+          out.push(u);
+        }
       }
     }
     return out;
