@@ -17,7 +17,7 @@ import {
   TeamStore,
   createRedisClient,
   redisConnectionFromEnv,
-  type CrawlNotifier,
+  WebhookSender, webhookCrawlNotifier,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
@@ -73,9 +73,12 @@ export async function startApi(
   let shuttingDown = false;
   const credits = new CreditLedger(redis, keys);
   const crawlStore = new CrawlStore(redis, keys);
-  const notify: CrawlNotifier = async () => {};
+  const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
+  const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify);
-  const crawls = new CrawlService({ store: crawlStore, coordinator, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC });
+  const crawls = new CrawlService({ store: crawlStore, coordinator, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+    webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+  });
   const hub = new CrawlEventHub(crawlSubscriber, keys);
   await hub.start();
   const app = createApp({

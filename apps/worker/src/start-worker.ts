@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   Admission, CrawlCoordinator, CrawlStore, CreditLedger, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
-  createRedisClient, redisConnectionFromEnv, type CrawlNotifier,
+  createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
 } from '@trawl/queue';
 import {
   AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
@@ -72,7 +72,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     : undefined;
   const credits = new CreditLedger(redis, keys);
   const crawlStore = new CrawlStore(redis, keys);
-  const notify: CrawlNotifier = async () => {};
+  const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
+  const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger });
   const deps: ScrapeProcessorDeps = {

@@ -52,3 +52,4 @@ export {
 } from './crawl-store.js';
 export { HostRateLimiter } from './host-rate-limiter.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions } from './crawl-coordinator.js';
+export { webhookCrawlNotifier } from './crawl-notifier.js';

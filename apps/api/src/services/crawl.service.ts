@@ -4,6 +4,7 @@ import {
   type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlRequest,
 } from '@trawl/api-schema';
 import { CrawlScope, InvalidCrawlPatternError } from '@trawl/crawl';
+import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, Team } from '@trawl/queue';
 
 export interface CrawlServiceDeps {
@@ -12,6 +13,8 @@ export interface CrawlServiceDeps {
   credits: CreditLedger;
   notify: CrawlNotifier;
   capabilities: ReadonlySet<Capability>;
+  /** Webhooks may point at private addresses (`TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS`). */
+  webhookAllowPrivate: boolean;
   /** How long a finished crawl's results stay, seconds. */
   retentionSec: number;
   now?: () => number;
@@ -54,6 +57,7 @@ export class CrawlService {
     }
     this.assertSupported(request.scrapeOptions, 'scrapeOptions.');
     checkPatterns(request);
+    if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
     await this.deps.credits.ensureAvailable(team.id, 1);
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
@@ -69,6 +73,7 @@ export class CrawlService {
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
   async startBatch(team: Team, request: BatchScrapeRequest, opts: { idempotencyKey?: string }): Promise<{ id: string; invalidURLs?: string[] }> {
     this.assertSupported(request, '');
+    if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
     const valid: string[] = [];
     const invalid: string[] = [];
     for (const raw of request.urls) {
