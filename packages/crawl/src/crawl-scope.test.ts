@@ -93,20 +93,22 @@ describe('CrawlScope.check', () => {
   describe('path scope (crawlEntireDomain false)', () => {
     it.each([
       ['https://example.com/docs/', '/docs/'],
-      ['https://example.com/docs/intro', '/docs/'],
+      ['https://example.com/docs/intro', '/docs/intro/'],
       ['https://example.com/docs/page.html', '/docs/'],
-      ['https://example.com/docs', '/'],
+      ['https://example.com/docs', '/docs/'],
       ['https://example.com', '/'],
       ['https://example.com/docs/?q=1', '/docs/'],
     ])('seed %s -> prefix %s', (seedUrl, prefix) => {
       expect(scope({ seedUrl }).pathPrefix).toBe(prefix);
     });
 
-    it('keeps paths under the seed directory only', () => {
-      const s = scope({ seedUrl: 'https://example.com/docs/intro' });
+    it('keeps paths under the seed directory only (children of the seed, as Firecrawl does)', () => {
+      expect(reason(scope({ seedUrl: 'https://example.com/docs/intro' }), 'https://example.com/docs/other')).toBe('outside-path');
+      expect(reason(scope({ seedUrl: 'https://example.com/docs/intro' }), 'https://example.com/docs/intro/part-2')).toBe('ok');
+      const s = scope({ seedUrl: 'https://example.com/docs' });
       expect(reason(s, 'https://example.com/docs/')).toBe('ok');
       expect(reason(s, 'https://example.com/docs/a/b')).toBe('ok');
-      expect(reason(s, 'https://example.com/docs')).toBe('outside-path');
+      expect(reason(s, 'https://example.com/docs')).toBe('ok'); // the seed itself
       expect(reason(s, 'https://example.com/docsx/')).toBe('outside-path');
       expect(reason(s, 'https://example.com/')).toBe('outside-path');
       expect(reason(s, 'https://example.com/blog/docs/')).toBe('outside-path');

@@ -25,8 +25,8 @@ export interface CrawlScopeOptions {
    */
   maxDiscoveryDepth?: number;
   /**
-   * False: on the seed's host, only paths under the seed's directory (seed `/docs/` or `/docs/intro` ->
-   * `/docs/`; seed `/docs` -> `/`). True: the whole host. Subdomains and external hosts, when allowed,
+   * False: on the seed's host, only the seed's children (seed `/docs`, `/docs/` -> `/docs/*`; seed
+   * `/docs/intro` -> `/docs/intro/*`; a file-like seed `/docs/a.html` -> `/docs/*`). True: the whole host. Subdomains and external hosts, when allowed,
    * are never restricted by path.
    */
   crawlEntireDomain: boolean;
@@ -92,7 +92,9 @@ export class CrawlScope {
     this.seedKey = seedKey;
     this.siteHost = bareHost(parsed.url.hostname);
     const path = normalizePercentEncoding(parsed.url.pathname);
-    this.pathPrefix = path.slice(0, path.lastIndexOf('/') + 1);
+    // `/docs` and `/docs/` mean the folder `/docs/`; a file-like last segment (`/docs/a.html`) means its folder.
+    const last = path.slice(path.lastIndexOf('/') + 1);
+    this.pathPrefix = last === '' || last.includes('.') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path}/`;
   }
 
   /** Canonical URL to scrape and its dedupe key, or why it is out of scope. `depth` = discovery depth of this URL. */
