@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { crawlErrorsResponseSchema, crawlStartResponseSchema, crawlStatusResponseSchema, mapResponseSchema } from '@trawl/api-schema';
 import { GeneratedSite } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
@@ -53,6 +54,10 @@ describe('crawl', () => {
     expect(r.status.total).toBe(expected.length);
     expect(r.status.creditsUsed).toBe(expected.length);
     expect(r.status.next).toBeUndefined();
+    // the answers match the published contract
+    crawlStartResponseSchema.parse(r.start);
+    crawlStatusResponseSchema.parse(r.status);
+    crawlErrorsResponseSchema.parse(r.errors);
     expect(Date.parse(r.status.expiresAt) - Date.parse(r.status.completedAt)).toBe(86_400_000);
     expect(r.stream.final?.status).toBe('completed');
     expect(r.stream.documents.map(pathOf).sort()).toEqual(expected);
@@ -282,6 +287,7 @@ describe('map', () => {
     // a sitemap listing only the hidden pages: the rest must come from link discovery
     const r = await cluster.call('POST', '/v2/map', { key: team.key, body: { url: s.url('/') } });
     expect(r.status).toBe(200);
+    mapResponseSchema.parse(r.body);
     const paths = r.body.links.map((l: { url: string }) => new URL(l.url).pathname);
     for (const p of s.reachable()) expect(paths).toContain(p);
     for (const p of s.sitemapPaths()) expect(paths).toContain(p);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentSchema } from './document.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
 import { clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { webhookConfigSchema } from './webhook.js';
@@ -141,3 +142,59 @@ export const crawlStatusQuerySchema = z.object({
   skip: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
+
+/** `POST /v2/crawl` answer. */
+export const crawlStartResponseSchema = z
+  .strictObject({ success: z.literal(true), id: z.uuid(), url: z.string() })
+  .meta({ id: 'CrawlStartResponse' });
+
+/** `POST /v2/batch/scrape` answer. */
+export const batchStartResponseSchema = z
+  .strictObject({ success: z.literal(true), id: z.uuid(), url: z.string(), invalidURLs: z.array(z.string()).optional() })
+  .meta({ id: 'BatchScrapeStartResponse' });
+
+/** `GET /v2/crawl/:id` and `GET /v2/batch/scrape/:id` answer; `next` only when more documents are stored now. */
+export const crawlStatusResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    status: z.enum(['scraping', 'completed', 'failed', 'cancelled']),
+    completed: z.number().int().min(0),
+    total: z.number().int().min(0),
+    creditsUsed: z.number().min(0),
+    expiresAt: z.string(),
+    next: z.string().optional(),
+    data: z.array(documentSchema),
+    createdAt: z.string(),
+    completedAt: z.string().optional(),
+    duration: z.number().optional(),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'CrawlStatusResponse' });
+
+/** `GET /v2/crawl/:id/errors` answer. */
+export const crawlErrorsResponseSchema = z
+  .strictObject({
+    errors: z.array(z.strictObject({ id: z.string(), timestamp: z.string(), url: z.string(), code: z.string(), error: z.string() })),
+    robotsBlocked: z.array(z.string()),
+  })
+  .meta({ id: 'CrawlErrorsResponse' });
+
+/** `DELETE /v2/crawl/:id` answer. */
+export const cancelResponseSchema = z.strictObject({ status: z.literal('cancelled') }).meta({ id: 'CancelResponse' });
+
+/** `GET /v2/crawl/active` answer (the v1 route gives scrape options v1 names). */
+export const activeCrawlsResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    crawls: z.array(z.strictObject({ id: z.uuid(), teamId: z.string(), url: z.string(), options: z.record(z.string(), z.unknown()) })),
+  })
+  .meta({ id: 'ActiveCrawlsResponse' });
+
+/** `POST /v2/map` answer. */
+export const mapResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    id: z.uuid().optional(),
+    links: z.array(z.strictObject({ url: z.string(), title: z.string().optional(), description: z.string().optional() })),
+  })
+  .meta({ id: 'MapResponse' });

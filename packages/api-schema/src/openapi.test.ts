@@ -18,13 +18,22 @@ describe('buildOpenApiDocument', () => {
       '/admin/teams',
       '/admin/teams/{id}',
       '/admin/teams/{id}/keys',
+      '/v2/batch/scrape',
+      '/v2/batch/scrape/{id}',
+      '/v2/batch/scrape/{id}/errors',
       '/v2/concurrency-check',
+      '/v2/crawl',
+      '/v2/crawl/active',
+      '/v2/crawl/{id}',
+      '/v2/crawl/{id}/errors',
+      '/v2/map',
       '/v2/scrape',
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',
       '/v2/team/queue-status',
     ]);
     expect(Object.keys(doc.paths?.['/admin/teams/{id}'] ?? {}).sort()).toEqual(['get', 'patch']);
+    expect(Object.keys(doc.paths?.['/v2/crawl/{id}'] ?? {}).sort()).toEqual(['delete', 'get']);
   });
 
   it('declares bearer auth, servers and every error status', () => {

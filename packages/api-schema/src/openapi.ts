@@ -12,11 +12,14 @@ import {
   teamResponseSchema,
   updateTeamRequestSchema,
 } from './admin.js';
+import {
+  activeCrawlsResponseSchema, batchScrapeRequestSchema, batchStartResponseSchema, cancelResponseSchema, crawlErrorsResponseSchema,
+  crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
+} from './crawl.js';
 import { scrapeResponseSchema } from './document.js';
 import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
-import { scrapeOptionsSchema } from './scrape-options.js';
 import { concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema } from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
@@ -86,6 +89,15 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     ok: scrapeResponseSchema,
     okDescription: 'The scraped document.',
   });
+  route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
+  route(registry, { method: 'get', path: '/v2/crawl/active', summary: 'Running crawls of the team', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });
+  route(registry, { method: 'post', path: '/v2/batch/scrape', summary: 'Start (or append to) a batch scrape', request: body(batchScrapeRequestSchema), ok: batchStartResponseSchema, okDescription: 'The batch id and its status URL.' });
+  for (const [path, what] of [['/v2/crawl', 'crawl'], ['/v2/batch/scrape', 'batch scrape']] as const) {
+    route(registry, { method: 'get', path: `${path}/{id}`, summary: `Status and documents of a ${what} (100 a page; WebSocket upgrade streams it)`, request: { params: jobIdParamsSchema, query: crawlStatusQuerySchema }, ok: crawlStatusResponseSchema, okDescription: 'Status page.' });
+    route(registry, { method: 'delete', path: `${path}/{id}`, summary: `Cancel a ${what}`, request: { params: jobIdParamsSchema }, ok: cancelResponseSchema, okDescription: 'Cancelled.' });
+    route(registry, { method: 'get', path: `${path}/{id}/errors`, summary: `Failed pages and robots.txt-blocked URLs of a ${what}`, request: { params: jobIdParamsSchema }, ok: crawlErrorsResponseSchema, okDescription: 'Errors.' });
+  }
+  route(registry, { method: 'post', path: '/v2/map', summary: 'List the URLs of a site', request: body(mapRequestSchema), ok: mapResponseSchema, okDescription: 'Links.' });
   route(registry, {
     method: 'get',
     path: '/v2/team/credit-usage',
@@ -181,8 +193,7 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
   });
   registerV2Routes(registry);
   registerAdminRoutes(registry);
-  // scrapeOptionsSchema is referenced by no route yet (crawl/batch come later); listed so clients see it.
-  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: scrapeOptionsSchema }], {
+  const generator = new OpenApiGeneratorV31(registry.definitions, {
     sortComponents: 'alphabetically',
   });
   return generator.generateDocument({
