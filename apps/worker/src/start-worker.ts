@@ -75,7 +75,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
-  const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger });
+  const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),

@@ -22,6 +22,24 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['event', 'flavor'] as const,
       registers: [registry],
     }),
+    crawlPagesDiscovered: new Counter({
+      name: 'trawl_crawl_pages_discovered_total',
+      help: 'URLs found by crawls and accepted into a frontier (outcome accepted) or listed as blocked by robots.txt (robots_blocked)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    crawlPagesDone: new Counter({
+      name: 'trawl_crawl_pages_done_total',
+      help: 'Pages of crawls and batches recorded, by kind (crawl, batch) and outcome (document, error, dropped)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    crawlsEnded: new Counter({
+      name: 'trawl_crawls_ended_total',
+      help: 'Crawls and batches that ended in this process, by kind and status (completed, failed)',
+      labelNames: ['kind', 'status'] as const,
+      registers: [registry],
+    }),
     /** Exposes the pool's live counts (browsers and open contexts) as gauges read at scrape time. */
     trackBrowserPool(stats: () => { browsers: number; contexts: number }) {
       new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Chromium browsers running in this process', registers: [registry], collect() { this.set(stats().browsers); } });

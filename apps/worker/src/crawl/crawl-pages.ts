@@ -2,6 +2,7 @@ import { ALLOW_ALL_ROBOTS, CrawlScope, parseRobotsTxt, urlKey, type RobotsRules 
 import type { ErrorData } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, ScrapeJob } from '@trawl/queue';
+import type { WorkerMetrics } from '../worker-metrics.js';
 import { DEFAULT_ROBOTS_USER_AGENT } from './site-discovery.js';
 
 /** What a worker needs to know about a crawl to handle its pages; cached briefly per process. */
@@ -70,6 +71,7 @@ export interface CrawlPagesDeps {
   coordinator: CrawlCoordinator;
   notify: CrawlNotifier;
   logger: Logger;
+  metrics: Pick<WorkerMetrics, 'crawlPagesDiscovered' | 'crawlPagesDone' | 'crawlsEnded'>;
   /** How long a cached crawl context is trusted, ms. Default 5000. */
   contextTtlMs?: number;
 }
@@ -117,7 +119,11 @@ export class CrawlPages {
     const store = this.deps.store;
     if (result.ok && ctx.discover) {
       const candidates = toCandidates(ctx, result.links, crawl.depth + 1);
-      if (candidates.length > 0) await store.enqueue(crawl.id, candidates);
+      if (candidates.length > 0) {
+        const { accepted, robotsBlocked } = await store.enqueue(crawl.id, candidates);
+        this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'accepted' }, accepted);
+        this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'robots_blocked' }, robotsBlocked);
+      }
     }
     const now = Date.now();
     let finalKey: string | undefined;
@@ -130,12 +136,17 @@ export class CrawlPages {
       ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
       : { kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message } });
     if (done.result === 'dup') return;
+    const outcome = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
+    this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome });
     if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
     if (done.result === 'ok' && result.ok) {
       await store.publish({ crawlId: crawl.id, type: 'document' });
       await this.deps.notify(ctx.record, 'page', { document: result.document });
     }
-    if (done.completed) await this.deps.coordinator.ended(crawl.id);
+    if (done.completed) {
+      this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'completed' });
+      await this.deps.coordinator.ended(crawl.id);
+    }
     else await this.deps.coordinator.pump(crawl.id);
   }
 
