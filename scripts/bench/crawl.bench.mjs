@@ -1,0 +1,433 @@
+// Crawl throughput (pages/s) of three crawlers on the same loopback sites, in one run, at the same
+// concurrency:
+//   minimal  a single-process fetch-and-parse loop (the practical limit): undici fetch with a pool of
+//            CONCURRENCY, each page through the project's own HTML pipeline (markdown + links), same-host
+//            links under the seed followed, deduplicated by URL (fragment dropped). No robots.txt, no sitemap.
+//   crawlee  Crawlee's CheerioCrawler (in-memory storage, min = max concurrency, same-hostname
+//            enqueueLinks); its handler reads title and body text: what a TypeScript user would pick.
+//   trawl    the whole cluster through its API: POST /v2/crawl (sitemap skipped, markdown), then waits for
+//            `completed`. pages/s counts from the POST to completion; the lag is the receipt time of the
+//            `crawl.completed` webhook minus that of the last `crawl.page` webhook. Skipped when the
+//            gateway has no crawl route yet (404).
+// Sites: the Apache Jena mirror of ../shared/corpora/site-jena (256 pages, many broken links; served like
+// ../shared/corpora/serve_static.mjs --rewrite https://jena.apache.org) and a GeneratedSite of --pages
+// pages (a tree, see packages/testing). Sites, crawlers and the cluster share this process, as in
+// scrape.bench.mjs. A small warm-up crawl runs first so no crawler pays for JIT and connection set-up.
+// Each crawl runs --rounds times (order rotated, median reported) unless its first round took over 20 s;
+// each crawl stops at the --timeout-s deadline.
+//   node scripts/bench/crawl.bench.mjs [--pages 2000] [--concurrency 8] [--rounds 3] [--timeout-s 240]
+import { setMaxListeners } from 'node:events';
+import { createServer } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const PAGES = arg('pages', 2000);
+const CONCURRENCY = arg('concurrency', 8);
+const TIMEOUT_MS = arg('timeout-s', 240) * 1000;
+const ROUNDS = arg('rounds', 3);
+const SLOW_MS = 20_000;
+const LIMIT = 10_000;
+const JENA = join(ROOT, '../shared/corpora/site-jena/site');
+if (!existsSync(JENA)) {
+  console.error(`corpus not found: ${JENA}`);
+  process.exit(1);
+}
+
+const { RedisProcess } = await import(join(ROOT, 'packages/queue/dist/index.js'));
+const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/index.js'));
+const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
+const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
+const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
+const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
+const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/index.js'));
+const { fetch: undiciFetch } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
+const { CheerioCrawler, Configuration, log: crawleeLog } = await import('@crawlee/cheerio');
+crawleeLog.setLevel(crawleeLog.LEVELS.OFF);
+
+// --- Sites -------------------------------------------------------------------------------------------
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8', '.xml': 'application/xml; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.ico': 'image/x-icon', '.pdf': 'application/pdf',
+  '.gz': 'application/gzip', '.zip': 'application/zip', '.rdf': 'application/rdf+xml', '.ttl': 'text/turtle',
+};
+const TEXTUAL = /^(text\/|application\/(xml|json|javascript|rdf\+xml)|image\/svg)/;
+
+/**
+ * Static files of `root` on loopback, answering as serve_static.mjs does: the mirrored origin rewritten
+ * to the local one in text bodies, 301 from `dir` to `dir/`, `index.html` for directories, 404 with
+ * `404.html` as the body. Bodies are cached after the first read so disk I/O is not what is measured.
+ */
+async function startStaticSite(root, rewriteOrigin) {
+  const cache = new Map();
+  let requests = 0;
+  let local = '';
+  const host = rewriteOrigin.replace(/^https?:\/\//, '').replace(/\/$/, '');
+  const load = (file) => {
+    let entry = cache.get(file);
+    if (!entry) {
+      const type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+      let body = readFileSync(file);
+      if (TEXTUAL.test(type)) {
+        let s = body.toString('utf8');
+        for (const from of [`https://${host}`, `http://${host}`]) s = s.split(from).join(local);
+        body = Buffer.from(s.split(`//${host}`).join(local.replace(/^http:/, '')));
+      }
+      entry = { type, body };
+      cache.set(file, entry);
+    }
+    return entry;
+  };
+  const send = (res, status, file) => {
+    const { type, body } = load(file);
+    res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+    res.end(body);
+  };
+  const server = createServer((req, res) => {
+    requests += 1;
+    try {
+      const url = new URL(req.url ?? '/', local);
+      const path = decodeURIComponent(url.pathname);
+      const file = resolve(root, `.${path}`);
+      const isDir = existsSync(file) && statSync(file).isDirectory();
+      if (file !== root && !file.startsWith(root + sep)) res.writeHead(403).end();
+      else if (isDir && !path.endsWith('/')) res.writeHead(301, { location: `${path}/${url.search}` }).end();
+      else if (isDir && existsSync(join(file, 'index.html'))) send(res, 200, join(file, 'index.html'));
+      else if (!isDir && existsSync(file)) send(res, 200, file);
+      else if (existsSync(join(root, '404.html'))) send(res, 404, join(root, '404.html'));
+      else res.writeHead(404).end('not found');
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  local = `http://127.0.0.1:${server.address().port}`;
+  return {
+    origin: local, totalRequests: () => requests, resetCounters: () => { requests = 0; },
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
+}
+
+// --- Crawlers ----------------------------------------------------------------------------------------
+
+const isHtml = (type) => /^(text\/html|application\/xhtml\+xml)/i.test(type ?? '');
+const withoutHash = (url) => {
+  const u = new URL(url);
+  u.hash = '';
+  return u.href;
+};
+
+/** The practical limit: fetch, parse, follow, nothing else. */
+async function minimalCrawl(seed, { signal }) {
+  const { origin, pathname } = new URL(seed);
+  const scope = origin + pathname.slice(0, pathname.lastIndexOf('/') + 1);
+  const seen = new Set([withoutHash(seed)]);
+  const finals = new Set();
+  const queue = [...seen];
+  // pages: distinct documents; ok: 2xx HTML pages; nonHtml: answers without an HTML Content-Type,
+  // fetched but not parsed (the Jena server's 404s carry no Content-Type at all).
+  const counts = { pages: 0, ok: 0, nonHtml: 0, errors: 0 };
+  const visit = async (url) => {
+    const res = await undiciFetch(url, { signal });
+    const final = withoutHash(res.url || url);
+    // A redirect to a page already visited (dir -> dir/) is the same document.
+    if (finals.has(final)) return void (await res.body?.cancel());
+    finals.add(final);
+    counts.pages += 1;
+    const type = res.headers.get('content-type');
+    if (!isHtml(type)) {
+      counts.nonHtml += 1;
+      return void (await res.arrayBuffer());
+    }
+    const out = runHtmlPipeline(await res.text(), { url: final, formats: { markdown: true, links: true } });
+    if (res.ok) counts.ok += 1;
+    for (const link of out.links ?? []) {
+      if (!link.startsWith(scope)) continue;
+      const next = withoutHash(link);
+      if (!seen.has(next) && seen.size < LIMIT) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  };
+  let active = 0;
+  await new Promise((done) => {
+    const pump = () => {
+      while (active < CONCURRENCY && queue.length > 0 && !signal.aborted) {
+        const url = queue.shift();
+        active += 1;
+        visit(url).catch((err) => {
+          counts.errors += 1;
+          counts.firstError ??= String(err?.cause?.message ?? err?.message ?? err);
+        }).finally(() => { active -= 1; pump(); });
+      }
+      if (active === 0) done();
+    };
+    pump();
+  });
+  return counts;
+}
+
+/** Crawlee's CheerioCrawler, storage in memory under a temporary directory, purged on start. */
+async function crawleeCrawl(seed, { signal }) {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-crawlee-'));
+  const config = new Configuration({
+    persistStorage: false, purgeOnStart: true, storageClientOptions: { localDataDirectory: dir, persistStorage: false },
+  });
+  const counts = { pages: 0, ok: 0, nonHtml: 0, errors: 0 };
+  const crawler = new CheerioCrawler({
+    minConcurrency: CONCURRENCY, maxConcurrency: CONCURRENCY, maxRequestRetries: 0, maxRequestsPerCrawl: LIMIT,
+    async requestHandler({ $, response, enqueueLinks }) {
+      counts.pages += 1;
+      const title = $('title').text();
+      const text = $('body').text();
+      if (title.length + text.length > 0 && response.statusCode < 300) counts.ok += 1;
+      await enqueueLinks({ strategy: 'same-hostname' });
+    },
+    failedRequestHandler(_ctx, error) {
+      // Non-HTML resources end here (Crawlee refuses their Content-Type): fetched, not parsed. 4xx HTML
+      // pages reach the request handler.
+      counts.pages += 1;
+      if (/served Content-Type/.test(String(error?.message))) counts.nonHtml += 1;
+      else {
+        counts.errors += 1;
+        counts.firstError ??= String(error?.message);
+      }
+    },
+  }, config);
+  const abort = () => void crawler.autoscaledPool?.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    await crawler.run([seed]);
+  } finally {
+    signal.removeEventListener('abort', abort);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return counts;
+}
+
+/** Receives webhook deliveries on loopback and records when each arrived. */
+async function startWebhookReceiver() {
+  const receiver = { deliveries: [], waiters: [] };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      res.writeHead(200).end();
+      let body;
+      try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { return; }
+      receiver.deliveries.push({ at, type: body.type, id: body.id, docs: Array.isArray(body.data) ? body.data.length : 0 });
+      for (const w of receiver.waiters.splice(0)) w();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  receiver.url = `http://127.0.0.1:${server.address().port}/hook`;
+  receiver.close = () => new Promise((r) => { server.closeAllConnections(); server.close(r); });
+  receiver.next = () => new Promise((r) => receiver.waiters.push(r));
+  return receiver;
+}
+
+const DOC_TIME_KEYS = ['scrapedAt', 'fetchedAt', 'timestamp', 'completedAt'];
+const docTime = (doc) => {
+  for (const key of DOC_TIME_KEYS) {
+    const t = Date.parse(doc?.metadata?.[key] ?? '');
+    if (Number.isFinite(t)) return t;
+  }
+  return undefined;
+};
+
+/** Trawl through its public API; `{ skipped }` when the crawl route does not exist yet. */
+async function trawlCrawl(seed, { signal, cluster, hooks }) {
+  const headers = { authorization: `Bearer ${cluster.key}`, 'content-type': 'application/json' };
+  const get = async (url) => (await fetch(url, { headers, signal })).json();
+  hooks.deliveries.length = 0;
+  const t0 = performance.now();
+  const res = await fetch(`${cluster.url}/v2/crawl`, {
+    method: 'POST', headers, signal,
+    body: JSON.stringify({
+      url: seed, limit: LIMIT, sitemap: 'skip', maxConcurrency: CONCURRENCY, scrapeOptions: { formats: ['markdown'] },
+      webhook: { url: hooks.url, events: ['page', 'completed', 'failed'] },
+    }),
+  });
+  if (res.status === 404) return { skipped: 'POST /v2/crawl answered 404: the crawl API is not merged on this branch yet' };
+  const started = await res.json();
+  if (!started.success) throw new Error(`crawl start failed: ${JSON.stringify(started)}`);
+  const id = started.id;
+  const finishedHook = () => hooks.deliveries.find((d) => d.id === id && /^crawl\.(completed|failed)$/.test(d.type));
+  // Completion is whichever comes first: the webhook, or a poll that sees a final status.
+  let status;
+  let doneAt;
+  const polling = (async () => {
+    while (!signal.aborted) {
+      const s = await get(`${cluster.url}/v2/crawl/${id}`);
+      if (['completed', 'failed', 'cancelled'].includes(s.status)) {
+        doneAt ??= performance.now();
+        status = s;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const hooked = (async () => {
+    while (!finishedHook() && !signal.aborted) await hooks.next();
+    if (finishedHook()) doneAt ??= finishedHook().at;
+  })();
+  await Promise.race([polling, hooked, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+  if (!doneAt) {
+    await fetch(`${cluster.url}/v2/crawl/${id}`, { method: 'DELETE', headers }).catch(() => {});
+    throw new Error('timed out');
+  }
+  await polling;
+  const docs = [...(status.data ?? [])];
+  for (let next = status.next; next; ) {
+    const page = await get(next);
+    docs.push(...(page.data ?? []));
+    next = page.next;
+  }
+  const pageHooks = hooks.deliveries.filter((d) => d.id === id && d.type === 'crawl.page');
+  const completedHook = finishedHook();
+  const lastPage = pageHooks.at(-1);
+  const lastDocTime = Math.max(...docs.map(docTime).filter((t) => t !== undefined));
+  return {
+    pages: docs.length,
+    ok: docs.filter((d) => (d.metadata?.statusCode ?? 200) < 300).length,
+    status: status.status,
+    elapsedMs: doneAt - t0,
+    webhookPages: pageHooks.reduce((n, d) => n + d.docs, 0),
+    lagMs: completedHook && lastPage ? completedHook.at - lastPage.at : undefined,
+    completedAtLagMs: status.completedAt && Number.isFinite(lastDocTime) ? Date.parse(status.completedAt) - lastDocTime : undefined,
+  };
+}
+
+// --- Run ---------------------------------------------------------------------------------------------
+
+async function startCluster() {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+  const redis = await new RedisProcess({ dir, appendonly: false }).start();
+  const env = {
+    REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0',
+  };
+  const logger = createLogger({ role: 'bench', level: 'silent' });
+  const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
+  const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+  const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
+  await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
+  return {
+    url: api.url, key: env.TRAWL_BOOTSTRAP_API_KEY,
+    async close() {
+      await api.close({ graceMs: 1000 });
+      await worker.close({ graceMs: 1000 });
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs one crawler against one site with a deadline; adds elapsed time and the site's request count. */
+async function measure(name, crawl, site, ctx) {
+  site.resetCounters();
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  // undici's fetch adds one abort listener per request to the shared signal (0, "unlimited", makes
+  // undici's own getMaxListeners call throw on Node 20).
+  setMaxListeners(1_000_000, signal);
+  const t0 = performance.now();
+  try {
+    const r = await crawl(site.url, { ...ctx, signal });
+    if (r.skipped) return { crawler: name, skipped: r.skipped };
+    const elapsedMs = r.elapsedMs ?? performance.now() - t0;
+    const note = signal.aborted ? `stopped at the ${TIMEOUT_MS / 1000} s deadline` : undefined;
+    return { crawler: name, ...r, elapsedMs, pagesPerSec: r.pages / (elapsedMs / 1000), requests: site.totalRequests(), note };
+  } catch (err) {
+    return { crawler: name, skipped: `failed: ${err.message}` };
+  }
+}
+
+/** The round with the median elapsed time, plus every round's pages/s (counts can differ between rounds). */
+function median(runs) {
+  const done = runs.filter((r) => !r.skipped);
+  if (done.length === 0) return runs[0];
+  const sorted = [...done].sort((a, b) => a.elapsedMs - b.elapsedMs);
+  const mid = sorted[Math.floor((sorted.length - 1) / 2)];
+  return { ...mid, rounds: done.map((r) => ({ pages: r.pages, pagesPerSec: r.pagesPerSec })) };
+}
+
+const jena = await startStaticSite(JENA, 'https://jena.apache.org');
+const generated = await GeneratedSite.start({ pages: PAGES });
+const warmSite = await GeneratedSite.start({ pages: 100 });
+const cluster = await startCluster();
+const hooks = await startWebhookReceiver();
+const crawlers = [['minimal', minimalCrawl], ['crawlee', crawleeCrawl], ['trawl', trawlCrawl]];
+const ctx = { cluster, hooks };
+
+// What measure() needs of a site: the seed URL and its request counter.
+const handle = (url, site) => ({ url, resetCounters: () => site.resetCounters(), totalRequests: () => site.totalRequests() });
+const unavailable = new Map();
+for (const [name, crawl] of crawlers) {
+  const r = await measure(name, crawl, handle(warmSite.url('/'), warmSite), ctx);
+  // A crawler that cannot run (no crawl route yet) is skipped everywhere instead of failing each round.
+  if (r.skipped) unavailable.set(name, r);
+}
+const sites = [
+  { name: 'jena (256 pages)', site: handle(`${jena.origin}/`, jena) },
+  { name: `generated (${PAGES} pages)`, expected: generated.reachable().length, site: handle(generated.url('/'), generated) },
+];
+const results = [];
+for (const s of sites) {
+  const runs = new Map(crawlers.map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotate the order each round so drift in machine load does not favour one crawler.
+    const order = crawlers.map((_, i) => crawlers[(i + round) % crawlers.length]);
+    for (const [name, crawl] of order) {
+      const done = runs.get(name);
+      // One round of a slow crawl is long enough to average out noise, and keeps the bench bounded.
+      if (done.length > 0 && (done[0].skipped || done[0].elapsedMs > SLOW_MS)) continue;
+      done.push(unavailable.get(name) ?? await measure(name, crawl, s.site, ctx));
+    }
+  }
+  results.push({ site: s.name, expected: s.expected, rows: crawlers.map(([name]) => median(runs.get(name))) });
+}
+
+const f = (x, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+console.log(`\n## Crawl throughput, concurrency ${CONCURRENCY}, median of up to ${ROUNDS} rounds (same process, loopback sites)\n`);
+console.log('| site | crawler | documents | 2xx HTML | site requests | seconds | pages/s | Trawl / this | note |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const { site, expected, rows } of results) {
+  const trawl = rows.find((r) => r.crawler === 'trawl' && !r.skipped);
+  for (const r of rows) {
+    if (r.skipped) {
+      console.log(`| ${site} | ${r.crawler} | - | - | - | - | - | - | skipped: ${r.skipped} |`);
+      continue;
+    }
+    const ratio = trawl && r.crawler !== 'trawl' ? `${(trawl.pagesPerSec / r.pagesPerSec).toFixed(2)}x` : '-';
+    const pageCounts = new Set(r.rounds.map((x) => x.pages));
+    const notes = [r.note, expected !== undefined && r.pages !== expected ? `expected ${expected}` : undefined,
+      pageCounts.size > 1 ? `documents per round: ${[...pageCounts].join('/')}` : undefined,
+      r.errors ? `${r.errors} failed requests (first: ${r.firstError})` : undefined,
+      r.status && r.status !== 'completed' ? `status ${r.status}` : undefined,
+      r.webhookPages !== undefined && r.webhookPages !== r.pages ? `${r.webhookPages} documents in page webhooks` : undefined,
+      r.lagMs !== undefined ? `completed webhook ${f(r.lagMs)} ms after the last page webhook` : undefined,
+      r.completedAtLagMs !== undefined ? `completedAt ${f(r.completedAtLagMs, 0)} ms after the last document` : undefined,
+    ].filter(Boolean).join('; ');
+    const cells = [site, r.crawler, r.pages, r.ok, r.requests, f(r.elapsedMs / 1000, 2), f(r.pagesPerSec), ratio, notes];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+}
+mkdirSync(join(ROOT, '.bench'), { recursive: true });
+writeFileSync(join(ROOT, '.bench/crawl.json'), JSON.stringify({ concurrency: CONCURRENCY, pages: PAGES, rounds: ROUNDS, results }, null, 2));
+
+await hooks.close();
+await cluster.close();
+await warmSite.close();
+await generated.close();
+await jena.close();
