@@ -219,6 +219,19 @@ describe('crawl', () => {
     expect(unknown.status).toBe(400);
   });
 
+  it('a crawl ends failed when its team runs out of credits', async () => {
+    const s = await site({ pages: 20, sitemap: 'none' });
+    const poor = await cluster.team({ concurrency: 1, credits: 3 });
+    const start = await cluster.call('POST', '/v2/crawl', { key: poor.key, body: { url: s.url('/'), sitemap: 'skip' } });
+    const stream = await watchCrawl(cluster, start.body.id, { key: poor.key });
+    expect(stream.final?.status).toBe('failed');
+    const status = await cluster.call('GET', `/v2/crawl/${start.body.id}`, { key: poor.key });
+    expect(status.body.status).toBe('failed');
+    expect(status.body.error).toBeTruthy();
+    expect(status.body.completed).toBe(3);
+    expect(s.served.length).toBe(3);
+  });
+
   it('maps v1 option names (maxDepth, allowBackwardCrawling, ignoreSitemap)', async () => {
     const s = await site({ pages: 30, branching: 3, sitemapOnly: 2 });
     const r = await crawl({ url: s.url('/'), maxDepth: 1, ignoreSitemap: true });

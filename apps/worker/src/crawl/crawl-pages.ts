@@ -143,7 +143,11 @@ export class CrawlPages {
       await store.publish({ crawlId: crawl.id, type: 'document' });
       await this.deps.notify(ctx.record, 'page', { document: result.document });
     }
-    if (done.completed) {
+    if (!result.ok && result.error.code === 'INSUFFICIENT_CREDITS') {
+      // Out of credits: every further page would fail the same way, so the crawl ends here.
+      this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'failed' });
+      await this.deps.coordinator.fail(crawl.id, result.error.message);
+    } else if (done.completed) {
       this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'completed' });
       await this.deps.coordinator.ended(crawl.id);
     }

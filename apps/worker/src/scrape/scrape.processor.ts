@@ -99,6 +99,8 @@ export class ScrapeProcessor {
     if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
     let engine = this.queue === 'browser' ? 'browser' : 'http';
     try {
+      // A crawl spends credits page by page: stop before fetching once the team has none left.
+      if (job.crawl) await this.deps.credits.ensureAvailable(job.teamId, 1);
       const result = await this.run(job, request, log);
       if (result.kind === 'handed-off') {
         this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'handoff' }, (this.now() - started) / 1000);
