@@ -107,7 +107,8 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
 
 async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKind, deps: CrawlStreamDeps): Promise<void> {
   let sent = 0;
-  let busy = false;
+  // Busy until the catch-up is sent: events meanwhile only mark `again`, and are handled right after.
+  let busy = true;
   let again = false;
   let finished = false;
   const finish = () => {
@@ -124,13 +125,15 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
     try {
       do {
         again = false;
+        // Status first: a crawl that has ended has all its documents stored already (the same script
+        // records the last page and ends it), so draining after this read misses none.
+        const record = await deps.store.get(crawlId);
         for (;;) {
           const { docs } = await deps.store.documents(crawlId, { skip: sent, limit: READ_CHUNK, maxBytes: Number.MAX_SAFE_INTEGER });
           for (const doc of docs) ws.send(JSON.stringify({ type: 'document', data: doc }));
           sent += docs.length;
           if (docs.length < READ_CHUNK) break;
         }
-        const record = await deps.store.get(crawlId);
         if (!record || record.status !== 'scraping') {
           const snapshot = record
             ? { status: record.status, total: record.total, completed: record.completed, creditsUsed: record.creditsUsed }
@@ -161,6 +164,7 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
       },
     }));
     sent = page.data.length;
+    busy = false;
     await pushNew();
   } catch (err) {
     ws.send(JSON.stringify({ type: 'error', error: (err as Error).message }));

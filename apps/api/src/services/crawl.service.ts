@@ -64,7 +64,7 @@ export class CrawlService {
     const crawl = await this.deps.store.create({
       id, kind: 'crawl', teamId: team.id, url: request.url, request: request as unknown as Record<string, unknown>,
       limit: request.limit, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: Math.round((request.delay ?? 0) * 1000),
-      kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.deps.retentionSec, createdAt: this.now(),
+      kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
     });
     await this.deps.coordinator.kickoff(crawl);
     return { id };
@@ -107,7 +107,7 @@ export class CrawlService {
       id, kind: 'batch', teamId: team.id, url: '',
       request: { scrapeOptions, ...(request.webhook ? { webhook: request.webhook } : {}), ...(request.origin ? { origin: request.origin } : {}) },
       limit: BATCH_LIMIT, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: 0,
-      kickoffDone: true, zeroDataRetention: request.zeroDataRetention, retentionSec: this.deps.retentionSec, createdAt: this.now(),
+      kickoffDone: true, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
     });
     await this.deps.store.enqueue(id, items);
     await this.deps.notify(crawl, 'started');
@@ -163,6 +163,11 @@ export class CrawlService {
         });
       }
     }
+  }
+
+  /** Zero-data-retention results stay only long enough to be read: an hour after the end at most. */
+  private retention(zeroDataRetention: boolean): number {
+    return zeroDataRetention ? Math.min(3_600, this.deps.retentionSec) : this.deps.retentionSec;
   }
 
   /** Pages of one crawl in flight at once: its `maxConcurrency`, at most the team's concurrency. */
