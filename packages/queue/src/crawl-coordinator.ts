@@ -43,21 +43,20 @@ export class CrawlCoordinator {
     await this.queues.get('crawl').add('kickoff', job, { jobId: `kickoff-${crawl.id}`, priority: 1 });
   }
 
-  /** Starts as many pages as the crawl may start now; runs the completion effects when it completed. */
-  async pump(crawlId: string): Promise<PumpResult> {
+  /**
+   * Starts as many pages as the crawl may start now; runs the completion effects when it completed.
+   * @param known the crawl's record when the caller has it (its request and team do not change).
+   */
+  async pump(crawlId: string, known?: CrawlRecord): Promise<PumpResult> {
     const result = await this.store.pump(crawlId, { now: this.now() });
     if (result.state === 'completed') {
       await this.ended(crawlId);
       return result;
     }
-    if (result.pages.length > 0) {
-      const crawl = await this.store.get(crawlId);
-      if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth);
-    }
-    if (result.state === 'wait') {
-      const job: CrawlQueueJob = { v: 1, kind: 'pump', crawlId, teamId: '' };
-      const crawl = await this.store.get(crawlId);
-      if (crawl) job.teamId = crawl.teamId;
+    const crawl = result.pages.length > 0 || result.state === 'wait' ? (known ?? (await this.store.get(crawlId))) : null;
+    if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth);
+    if (result.state === 'wait' && crawl) {
+      const job: CrawlQueueJob = { v: 1, kind: 'pump', crawlId, teamId: crawl.teamId };
       await this.queues.get('crawl').add('pump', job, {
         jobId: `pump-${crawlId}-${result.waitUntil}`,
         delay: Math.max(0, result.waitUntil - this.now()),

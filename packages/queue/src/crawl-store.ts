@@ -156,6 +156,11 @@ export class CrawlStore {
     };
   }
 
+  /** Just the status (one field: cheaper than {@link get} on every page). */
+  async status(crawlId: string): Promise<CrawlStatus | null> {
+    return (await this.redis.hget(this.keys.crawl(crawlId)[0]!, 'status')) as CrawlStatus | null;
+  }
+
   /** Adds candidates to the frontier (each URL once, never past `limit`); robots-blocked ones are only listed. */
   async enqueue(crawlId: string, candidates: readonly CrawlCandidate[], opts: { reopen?: boolean; now?: number } = {}): Promise<{ accepted: number; robotsBlocked: number }> {
     if (candidates.length === 0 && !opts.reopen) return { accepted: 0, robotsBlocked: 0 };

@@ -97,8 +97,7 @@ export class CrawlPages {
   async shouldRun(job: ScrapeJob): Promise<boolean> {
     const crawl = job.crawl!;
     if (!(await this.deps.store.isInflight(crawl.id, job.jobId))) return false;
-    const ctx = await this.context(crawl.id, { fresh: true });
-    if (ctx && ctx.record.status === 'scraping') return true;
+    if ((await this.deps.store.status(crawl.id)) === 'scraping') return true;
     // Ended meanwhile (cancelled): free the page without recording it.
     await this.deps.store.pageDone(crawl.id, job.jobId, { kind: 'drop' });
     return false;
@@ -151,7 +150,7 @@ export class CrawlPages {
       this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'completed' });
       await this.deps.coordinator.ended(crawl.id);
     }
-    else await this.deps.coordinator.pump(crawl.id);
+    else await this.deps.coordinator.pump(crawl.id, ctx.record);
   }
 
   /** The crawl's context, from the cache unless stale (or `fresh` is asked for). */
