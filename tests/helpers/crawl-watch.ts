@@ -28,7 +28,7 @@ export function watchCrawl(cluster: TestCluster, id: string, opts: { kind?: 'cra
       log.messages.push(msg);
       if (msg.type === 'catchup') log.documents.push(...(msg.data.data ?? []));
       if (msg.type === 'document') log.documents.push(msg.data);
-      if (msg.type === 'done' || msg.type === 'status') log.final = msg.data;
+      if (msg.type === 'done' || msg.type === 'status' || (msg.type === 'error' && msg.data)) log.final = msg.data;
     });
     ws.on('close', () => {
       clearTimeout(timer);

@@ -88,14 +88,20 @@ export class CrawlCoordinator {
     });
   }
 
-  /** Completion effects of a crawl that ended (any status): indexes, event stream, webhook. */
+  /**
+   * Completion effects of a crawl that ended (any status): event stream, webhook (once, whoever gets
+   * here first: the last page, a cancel, or the watchdog after a crash), then the indexes, last, so a
+   * crash before them leaves the crawl to the watchdog, which calls this again.
+   */
   async ended(crawlId: string): Promise<void> {
     const crawl = await this.store.get(crawlId);
-    if (!crawl) return;
-    await this.store.unindex(crawl);
+    if (!crawl || crawl.status === 'scraping') return;
     await this.store.publish({ crawlId, type: 'done' });
-    if (crawl.status === 'completed') await this.notify(crawl, 'completed');
-    else if (crawl.status === 'failed') await this.notify(crawl, 'failed', crawl.error !== undefined ? { error: crawl.error } : {});
+    if (await this.store.claimOnce(crawlId, 'ended')) {
+      if (crawl.status === 'completed') await this.notify(crawl, 'completed');
+      else if (crawl.status === 'failed') await this.notify(crawl, 'failed', crawl.error !== undefined ? { error: crawl.error } : {});
+    }
+    await this.store.unindex(crawl);
   }
 
   /** Cancels a crawl: no new page starts; waiting pages are withdrawn. False when it had already ended. */
@@ -131,7 +137,8 @@ export class CrawlCoordinator {
         continue;
       }
       if (crawl.status !== 'scraping') {
-        await this.store.unindex(crawl);
+        // Ended, but its completion effects did not all run (a crash right after the last page).
+        await this.ended(crawlId);
         continue;
       }
       if (!crawl.kickoffDone && now - crawl.createdAt > this.staleAfterMs) {

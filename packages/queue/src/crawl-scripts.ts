@@ -47,7 +47,8 @@ local accepted, blocked = 0, 0
 for i = 3, #ARGV, 5 do
   local key, url, depth, jobId, flag = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4]
   if flag == 'robots' then
-    if redis.call('SADD', KEYS[2], key) == 1 then
+    -- Listed once each, and no more of them than the crawl's page limit (bounded memory).
+    if redis.call('LLEN', KEYS[8]) < limit and redis.call('SADD', KEYS[2], key) == 1 then
       redis.call('RPUSH', KEYS[8], url)
       blocked = blocked + 1
     end
@@ -171,6 +172,6 @@ export const HOST_SLOT_LUA = `
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
-redis.call('SET', KEYS[1], slot + interval, 'PX', slot + interval - now + 60000)
+redis.call('SET', KEYS[1], slot + interval, 'PX', math.ceil(slot + interval - now + 60000))
 return slot
 `;

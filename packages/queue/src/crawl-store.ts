@@ -99,6 +99,9 @@ export interface CrawlEvent {
   type: 'document' | 'done';
 }
 
+/** Candidates per enqueue script call. */
+const ENQUEUE_CHUNK = 1_000;
+
 const NUMERIC = ['createdAt', 'completedAt', 'total', 'completed', 'failed', 'creditsUsed', 'limit', 'maxConcurrency', 'delayMs', 'retentionSec'] as const;
 
 /**
@@ -115,17 +118,15 @@ export class CrawlStore {
   async create(crawl: NewCrawl): Promise<CrawlRecord> {
     const createdAt = crawl.createdAt ?? Date.now();
     const [hash] = this.keys.crawl(crawl.id) as [string];
-    await this.redis
-      .multi()
-      .hset(hash, {
+    await this.redis.hset(hash, {
         kind: crawl.kind, teamId: crawl.teamId, status: 'scraping', url: crawl.url, request: JSON.stringify(crawl.request),
         createdAt, total: 0, completed: 0, failed: 0, creditsUsed: 0, limit: crawl.limit, maxConcurrency: crawl.maxConcurrency,
         delayMs: crawl.delayMs, kickoff: crawl.kickoffDone ? '1' : '0', zdr: crawl.zeroDataRetention ? '1' : '0',
         retentionSec: crawl.retentionSec, seq: 0,
-      })
-      .zadd(this.keys.teamCrawls(crawl.teamId), createdAt, crawl.id)
-      .zadd(this.keys.crawlsRunning(), createdAt, crawl.id)
-      .exec();
+    });
+    // Separate commands: the crawl, team and index keys live in different Cluster slots. A crash
+    // in between leaves a crawl the watchdog does not see yet; the caller's retry creates another.
+    await this.reindex({ id: crawl.id, teamId: crawl.teamId, createdAt }, createdAt);
     return (await this.get(crawl.id))!;
   }
 
@@ -164,10 +165,28 @@ export class CrawlStore {
   /** Adds candidates to the frontier (each URL once, never past `limit`); robots-blocked ones are only listed. */
   async enqueue(crawlId: string, candidates: readonly CrawlCandidate[], opts: { reopen?: boolean; now?: number } = {}): Promise<{ accepted: number; robotsBlocked: number }> {
     if (candidates.length === 0 && !opts.reopen) return { accepted: 0, robotsBlocked: 0 };
-    const args: (string | number)[] = [opts.now ?? Date.now(), opts.reopen ? 'reopen' : ''];
-    for (const c of candidates) args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : 'ok');
-    const [accepted, robotsBlocked] = (await this.redis.eval(ENQUEUE_LUA, 8, ...this.keys.crawl(crawlId), ...args)) as [number, number];
+    let accepted = 0;
+    let robotsBlocked = 0;
+    // In chunks, so one huge sitemap never blocks Redis for everyone in a single script call.
+    for (let i = 0; i === 0 || i < candidates.length; i += ENQUEUE_CHUNK) {
+      const args: (string | number)[] = [opts.now ?? Date.now(), opts.reopen && i === 0 ? 'reopen' : ''];
+      for (const c of candidates.slice(i, i + ENQUEUE_CHUNK)) {
+        args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : 'ok');
+      }
+      const [a, b] = (await this.redis.eval(ENQUEUE_LUA, 8, ...this.keys.crawl(crawlId), ...args)) as [number, number];
+      accepted += a;
+      robotsBlocked += b;
+      if (a === 0 && b === 0 && i > 0) break; // limit reached or crawl over: the rest would add nothing
+    }
     return { accepted, robotsBlocked };
+  }
+
+  /**
+   * Marks a one-time effect of the crawl (`started`, `ended` notifications) as done; true only for the
+   * first caller, so a retried or recovered step never sends it twice.
+   */
+  async claimOnce(crawlId: string, effect: 'started' | 'ended'): Promise<boolean> {
+    return (await this.redis.hsetnx(this.keys.crawl(crawlId)[0]!, `once:${effect}`, '1')) === 1;
   }
 
   /** Takes pages to start now (breadth first) within the crawl's concurrency and delay. */
@@ -220,12 +239,14 @@ export class CrawlStore {
 
   /** Forgets a finished crawl in the team's and the watchdog's indexes (the record itself expires). */
   async unindex(crawl: Pick<CrawlRecord, 'id' | 'teamId'>): Promise<void> {
-    await this.redis.multi().zrem(this.keys.teamCrawls(crawl.teamId), crawl.id).zrem(this.keys.crawlsRunning(), crawl.id).exec();
+    await this.redis.zrem(this.keys.teamCrawls(crawl.teamId), crawl.id);
+    await this.redis.zrem(this.keys.crawlsRunning(), crawl.id);
   }
 
   /** Puts a crawl that runs again (appended batch) back in the team's and the watchdog's indexes. */
   async reindex(crawl: Pick<CrawlRecord, 'id' | 'teamId' | 'createdAt'>, now = Date.now()): Promise<void> {
-    await this.redis.multi().zadd(this.keys.teamCrawls(crawl.teamId), crawl.createdAt, crawl.id).zadd(this.keys.crawlsRunning(), now, crawl.id).exec();
+    await this.redis.zadd(this.keys.crawlsRunning(), now, crawl.id);
+    await this.redis.zadd(this.keys.teamCrawls(crawl.teamId), crawl.createdAt, crawl.id);
   }
 
   async isInflight(crawlId: string, jobId: string): Promise<boolean> {
@@ -277,7 +298,7 @@ export class CrawlStore {
   /** Running crawls whose watchdog check is due; their next check moves `intervalMs` ahead. */
   async dueForWatch(now: number, intervalMs: number, limit = 100): Promise<string[]> {
     const ids = await this.redis.zrangebyscore(this.keys.crawlsRunning(), '-inf', now, 'LIMIT', 0, limit);
-    if (ids.length > 0) await this.redis.zadd(this.keys.crawlsRunning(), ...ids.flatMap((id) => [now + intervalMs, id]));
+    if (ids.length > 0) await this.redis.zadd(this.keys.crawlsRunning(), 'XX', ...ids.flatMap((id) => [now + intervalMs, id]));
     return ids;
   }
 
@@ -295,7 +316,16 @@ export class CrawlStore {
     const ok = await this.redis.set(k, crawlId, 'EX', 86_400, 'NX');
     return ok ? null : await this.redis.get(k);
   }
+
+  /** Gives an idempotency key back (the request it guarded failed), if it still names `crawlId`. */
+  async releaseIdempotencyKey(teamId: string, key: string, crawlId: string): Promise<void> {
+    const k = this.keys.idempotency(teamId, createHash('sha256').update(key).digest('hex'));
+    await this.redis.eval(RELEASE_KEY_LUA, 1, k, crawlId);
+  }
 }
+
+/** Deletes KEYS[1] only while it still holds ARGV[1] (compare and delete). */
+const RELEASE_KEY_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
 export function encodeDocument(doc: Record<string, unknown>): Buffer {

@@ -16,7 +16,8 @@ export class HostRateLimiter {
     private readonly keys: RedisKeys,
     ratePerSec: number,
   ) {
-    this.intervalMs = ratePerSec > 0 ? 1000 / ratePerSec : 0;
+    // Whole milliseconds: Redis `PX` takes integers only.
+    this.intervalMs = ratePerSec > 0 ? Math.max(1, Math.ceil(1000 / ratePerSec)) : 0;
   }
 
   /** Reserves the next slot of `host`; returns its start time (ms), which may be later than `now`. */

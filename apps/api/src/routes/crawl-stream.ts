@@ -75,7 +75,7 @@ function apiKeyOf(req: IncomingMessage): string | undefined {
 /**
  * WebSocket status stream of a crawl or batch (`GET /v2/crawl/:id` and `/v2/batch/scrape/:id` with
  * Upgrade): a `catchup` with the status and the documents so far, a `document` message per new page,
- * then `done` (completed) or a final status message (cancelled, failed), and the socket closes.
+ * then `done` (completed), `error` (failed) or a final `status` message (cancelled), and the socket closes.
  * Driven by the crawl events channel; nothing polls.
  */
 export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSocketServer {
@@ -86,7 +86,13 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
       const m = /^\/v2\/(crawl|batch\/scrape)\/([^/?#]+)\/?(?:\?.*)?$/.exec(req.url ?? '');
       if (!m) return reject(socket, 404, 'Not Found');
       const kind: CrawlKind = m[1] === 'crawl' ? 'crawl' : 'batch';
-      const id = jobIdSchema.safeParse(decodeURIComponent(m[2]!));
+      let raw: string;
+      try {
+        raw = decodeURIComponent(m[2]!);
+      } catch {
+        return reject(socket, 400, 'Bad Request');
+      }
+      const id = jobIdSchema.safeParse(raw);
       if (!id.success) return reject(socket, 400, 'Bad Request');
       const key = apiKeyOf(req);
       const team = key ? await deps.teams.resolveKey(key) : null;
@@ -103,6 +109,11 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
     });
   });
   return wss;
+}
+
+/** Sends one message and resolves once the socket has taken it (rejects when the socket is gone). */
+function send(ws: WebSocket, message: unknown): Promise<void> {
+  return new Promise((resolve, reject) => ws.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve())));
 }
 
 async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKind, deps: CrawlStreamDeps): Promise<void> {
@@ -130,7 +141,9 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
         const record = await deps.store.get(crawlId);
         for (;;) {
           const { docs } = await deps.store.documents(crawlId, { skip: sent, limit: READ_CHUNK, maxBytes: Number.MAX_SAFE_INTEGER });
-          for (const doc of docs) ws.send(JSON.stringify({ type: 'document', data: doc }));
+          // One at a time, each waiting for the socket to take it: a slow reader never makes this
+          // process buffer a whole crawl.
+          for (const doc of docs) await send(ws, { type: 'document', data: doc });
           sent += docs.length;
           if (docs.length < READ_CHUNK) break;
         }
@@ -138,7 +151,13 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
           const snapshot = record
             ? { status: record.status, total: record.total, completed: record.completed, creditsUsed: record.creditsUsed }
             : { status: 'failed', total: 0, completed: 0, creditsUsed: 0 };
-          ws.send(JSON.stringify(snapshot.status === 'completed' ? { type: 'done', data: snapshot } : { type: 'status', data: snapshot }));
+          // `done` for a completed crawl; `error` for a failed one (as clients expect); a cancelled one
+          // ends with its status snapshot (the SDK ends its watcher on any terminal status).
+          await send(ws, snapshot.status === 'completed'
+            ? { type: 'done', data: snapshot }
+            : snapshot.status === 'failed'
+              ? { type: 'error', error: record?.error ?? 'The crawl failed', data: snapshot }
+              : { type: 'status', data: snapshot });
           finish();
           return;
         }
@@ -148,13 +167,16 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
     }
   };
   // Listen before reading, so no event between the catch-up and the subscription is lost.
-  const stop = deps.hub.listen(crawlId, () => void pushNew().catch(() => ws.terminate()));
+  const stop = deps.hub.listen(crawlId, () => void pushNew().catch(() => {
+    stop();
+    ws.terminate();
+  }));
   ws.on('close', () => stop());
   ws.on('error', () => stop());
   try {
     const page = await deps.crawls.status(team, crawlId, kind, { skip: 0, limit: 100 });
     const r = page.record;
-    ws.send(JSON.stringify({
+    await send(ws, {
       type: 'catchup',
       data: {
         // The final status comes in the last message, after every document: a client that stops at
@@ -162,12 +184,12 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
         status: 'scraping', total: r.total, completed: r.completed, creditsUsed: r.creditsUsed,
         expiresAt: new Date((r.completedAt ?? r.createdAt) + r.retentionSec * 1000).toISOString(), data: page.data,
       },
-    }));
+    });
     sent = page.data.length;
     busy = false;
     await pushNew();
   } catch (err) {
-    ws.send(JSON.stringify({ type: 'error', error: (err as Error).message }));
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', error: (err as Error).message }));
     finish();
   }
 }

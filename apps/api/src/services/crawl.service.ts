@@ -61,13 +61,15 @@ export class CrawlService {
     await this.deps.credits.ensureAvailable(team.id, 1);
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
-    const crawl = await this.deps.store.create({
-      id, kind: 'crawl', teamId: team.id, url: request.url, request: request as unknown as Record<string, unknown>,
-      limit: request.limit, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: Math.round((request.delay ?? 0) * 1000),
-      kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
+    return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
+      const crawl = await this.deps.store.create({
+        id, kind: 'crawl', teamId: team.id, url: request.url, request: request as unknown as Record<string, unknown>,
+        limit: request.limit, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: Math.round((request.delay ?? 0) * 1000),
+        kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
+      });
+      await this.deps.coordinator.kickoff(crawl);
+      return { id };
     });
-    await this.deps.coordinator.kickoff(crawl);
-    return { id };
   }
 
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
@@ -93,26 +95,31 @@ export class CrawlService {
     if (request.appendToId !== undefined) {
       const existing = await this.find(team, request.appendToId, 'batch');
       await this.claim(team, opts.idempotencyKey, existing.id);
+      // Indexed before it reopens, so a crash in between never leaves a running batch no watchdog sees.
+      await this.deps.store.reindex(existing);
       const { accepted } = await this.deps.store.enqueue(existing.id, items, { reopen: true });
       if (accepted === 0) throw new TrawlError('CONFLICT', 'The batch scrape has ended; start a new one', { details: { status: existing.status } });
-      await this.reindex(existing);
       await this.deps.coordinator.pump(existing.id);
       return { id: existing.id, ...invalidField };
     }
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
-    const scrapeOptions: Record<string, unknown> = { ...request };
-    for (const field of BATCH_ONLY_FIELDS) delete scrapeOptions[field];
-    const crawl = await this.deps.store.create({
-      id, kind: 'batch', teamId: team.id, url: '',
-      request: { scrapeOptions, ...(request.webhook ? { webhook: request.webhook } : {}), ...(request.origin ? { origin: request.origin } : {}) },
-      limit: BATCH_LIMIT, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: 0,
-      kickoffDone: true, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
+    return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
+      const scrapeOptions: Record<string, unknown> = { ...request };
+      for (const field of BATCH_ONLY_FIELDS) delete scrapeOptions[field];
+      const crawl = await this.deps.store.create({
+        id, kind: 'batch', teamId: team.id, url: '',
+        request: { scrapeOptions, ...(request.webhook ? { webhook: request.webhook } : {}), ...(request.origin ? { origin: request.origin } : {}) },
+        limit: BATCH_LIMIT, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: 0,
+        // Not "seeded" until its URLs are in: a pump in between must not find it empty and complete it.
+        kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
+      });
+      await this.deps.store.enqueue(id, items);
+      await this.deps.store.kickoffDone(id);
+      if (await this.deps.store.claimOnce(id, 'started')) await this.deps.notify(crawl, 'started');
+      await this.deps.coordinator.pump(id);
+      return { id, ...invalidField };
     });
-    await this.deps.store.enqueue(id, items);
-    await this.deps.notify(crawl, 'started');
-    await this.deps.coordinator.pump(id);
-    return { id, ...invalidField };
   }
 
   /** A status page: the record and up to 100 documents (10 MiB) from `skip`. */
@@ -175,6 +182,16 @@ export class CrawlService {
     return Math.max(1, Math.min(requested ?? team.concurrency, team.concurrency));
   }
 
+  /** Runs the work an idempotency key guards; when it fails, the key is free again for the retry. */
+  private async releaseKeyOnFailure<T>(team: Team, key: string | undefined, id: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (key !== undefined) await this.deps.store.releaseIdempotencyKey(team.id, key, id).catch(() => undefined);
+      throw err;
+    }
+  }
+
   private async claim(team: Team, key: string | undefined, id: string): Promise<void> {
     if (key === undefined) return;
     const existing = await this.deps.store.claimIdempotencyKey(team.id, key, id);
@@ -183,10 +200,6 @@ export class CrawlService {
     }
   }
 
-  /** An appended batch runs again: back in the team's and the watchdog's indexes. */
-  private async reindex(record: CrawlRecord): Promise<void> {
-    await this.deps.store.reindex(record);
-  }
 }
 
 /** Include/exclude patterns must compile; 400 naming the bad one otherwise. */

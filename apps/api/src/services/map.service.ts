@@ -33,7 +33,8 @@ export class MapService {
       v: 1, kind: 'map', jobId, teamId: team.id, request: request as unknown as Record<string, unknown>, deadline: this.now() + timeout,
     };
     const outcome = this.deps.waiter.wait(jobId, timeout + this.deps.graceMs);
-    await this.deps.queues.get('crawl').add('map', job, { jobId, priority: 1 });
+    // Behind crawl seeding and pumps (priority 1), so maps never hold every crawl back.
+    await this.deps.queues.get('crawl').add('map', job, { jobId, priority: 5 });
     const result = await outcome;
     if (!result) throw new TrawlError('MAP_TIMEOUT', `Map timed out after ${timeout} ms`, { details: { timeoutMs: timeout } });
     await this.deps.results.delete(jobId);

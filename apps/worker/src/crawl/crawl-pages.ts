@@ -110,11 +110,15 @@ export class CrawlPages {
     return ctx?.discover ?? false;
   }
 
-  /** Records a page's outcome (once), adds the links it found, sends `page`, and starts the next pages. */
-  async record(job: ScrapeJob, url: string, result: CrawlPageResult, log: Logger): Promise<void> {
+  /**
+   * Records a page's outcome (once), adds the links it found, sends `page`, and starts the next pages.
+   * Returns whether this call recorded it and counted its credits (`ok`, `duplicate-url`): the caller
+   * charges the team then, so a page recorded twice, or after its crawl ended, is never billed twice.
+   */
+  async record(job: ScrapeJob, url: string, result: CrawlPageResult, log: Logger): Promise<{ billed: boolean }> {
     const crawl = job.crawl!;
     const ctx = await this.context(crawl.id);
-    if (!ctx) return;
+    if (!ctx) return { billed: false };
     const store = this.deps.store;
     if (result.ok && ctx.discover) {
       const candidates = toCandidates(ctx, result.links, crawl.depth + 1);
@@ -134,7 +138,7 @@ export class CrawlPages {
     const done = await store.pageDone(crawl.id, job.jobId, result.ok
       ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
       : { kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message } });
-    if (done.result === 'dup') return;
+    if (done.result === 'dup') return { billed: false };
     const outcome = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
     this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome });
     if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
@@ -151,6 +155,7 @@ export class CrawlPages {
       await this.deps.coordinator.ended(crawl.id);
     }
     else await this.deps.coordinator.pump(crawl.id, ctx.record);
+    return { billed: done.result === 'ok' || done.result === 'duplicate-url' };
   }
 
   /** The crawl's context, from the cache unless stale (or `fresh` is asked for). */

@@ -53,8 +53,10 @@ export class CrawlProcessor {
     const crawl = await store.get(crawlId);
     if (!crawl || crawl.status !== 'scraping') return;
     const log = this.deps.logger.child({ crawlId, ...(crawl.zeroDataRetention ? { zdr: true } : { url: crawl.url }) });
-    if (crawl.kickoffDone) {
-      await coordinator.pump(crawlId);
+    if (crawl.kickoffDone || crawl.kind === 'batch') {
+      // A batch is seeded by the API; here only when the API died before marking it (watchdog).
+      if (!crawl.kickoffDone && (await store.kickoffDone(crawlId))) await coordinator.ended(crawlId);
+      else await coordinator.pump(crawlId);
       return;
     }
     try {
@@ -64,7 +66,7 @@ export class CrawlProcessor {
       const robots = await this.deps.discovery.robots(crawl.url, signal);
       if (!request.ignoreRobotsTxt) await store.setRobotsTxt(crawlId, robots.text);
       const ctx = { scope, robots: request.ignoreRobotsTxt ? ALLOW_ALL_ROBOTS : robots.rules, robotsUserAgent };
-      if (bullJob.attemptsMade === 0) await this.deps.notify(crawl, 'started');
+      if (await store.claimOnce(crawlId, 'started')) await this.deps.notify(crawl, 'started');
       await store.enqueue(crawlId, toCandidates(ctx, [crawl.url], 0));
       // Cancelled while robots.txt was read: stop before the sitemaps.
       if ((await store.get(crawlId))?.status !== 'scraping') return;
@@ -72,7 +74,7 @@ export class CrawlProcessor {
         const listed = await this.deps.discovery.sitemapUrls(crawl.url, robots.rules, {
           maxUrls: Math.min(MAX_SITEMAP_URLS, crawl.limit * 20), signal,
         });
-        await store.enqueue(crawlId, toCandidates(ctx, listed.map((u) => u.loc), 0));
+        await store.enqueue(crawlId, toCandidates(ctx, listed.map((u) => u.loc), 0)); // chunked by the store
       }
       const crawlDelaySec = request.ignoreRobotsTxt ? undefined : robots.rules.crawlDelaySec(robotsUserAgent);
       const delayMs = Math.max(crawl.delayMs, crawlDelaySec !== undefined ? Math.min(crawlDelaySec, 3_600) * 1000 : 0);

@@ -290,16 +290,17 @@ export class ScrapeProcessor {
       outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
     }
     const credits = outcome.ok ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0) : 0;
-    if (credits > 0) await this.deps.credits.charge(job.teamId, credits);
     if (job.crawl) {
       const request = job.request as { url: string; formats?: { type: string }[] };
       if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
-      await this.deps.crawlPages.record(job, request.url, outcome.ok
+      const { billed } = await this.deps.crawlPages.record(job, request.url, outcome.ok
         ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
         : { ok: false, error: outcome.error }, log);
+      if (billed && credits > 0) await this.deps.credits.charge(job.teamId, credits);
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return;
     }
+    if (credits > 0) await this.deps.credits.charge(job.teamId, credits);
     await this.deps.results.put(
       { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(this.now()).toISOString(), outcome },
       { zeroDataRetention: job.zeroDataRetention },

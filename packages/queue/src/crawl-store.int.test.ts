@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { RedisServerFixture } from '@trawl/testing';
+import { CrawlStore, type NewCrawl } from './crawl-store.js';
+import { HostRateLimiter } from './host-rate-limiter.js';
+import { RedisKeys } from './redis-keys.js';
+
+let server: RedisServerFixture;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await RedisServerFixture.start({ appendonly: false });
+  redis = new Redis(server.url);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+function setup() {
+  const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
+  return { keys, store: new CrawlStore(redis, keys) };
+}
+
+function crawl(overrides: Partial<NewCrawl> = {}): NewCrawl {
+  return {
+    id: randomUUID(), kind: 'crawl', teamId: 'team', url: 'http://a.example/', request: {}, limit: 3, maxConcurrency: 2,
+    delayMs: 0, kickoffDone: false, zeroDataRetention: false, retentionSec: 60, ...overrides,
+  };
+}
+
+const cand = (n: number, depth = 1) => ({ key: `k${n}`, url: `http://a.example/${n}`, depth });
+
+describe('CrawlStore', () => {
+  it('accepts each URL once and never past the limit; lists robots-blocked URLs once', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 3 }));
+    expect(await store.enqueue(c.id, [cand(1), cand(1), cand(2)])).toEqual({ accepted: 2, robotsBlocked: 0 });
+    expect(await store.enqueue(c.id, [cand(2), cand(3), cand(4), { ...cand(5), robotsBlocked: true }, { ...cand(5), robotsBlocked: true }]))
+      .toEqual({ accepted: 1, robotsBlocked: 1 });
+    expect((await store.get(c.id))!.total).toBe(3);
+    expect((await store.errors(c.id)).robotsBlocked).toEqual(['http://a.example/5']);
+  });
+
+  it('pumps breadth first within maxConcurrency, records each page once, completes with the last one', async () => {
+    const { store, keys } = setup();
+    const c = await store.create(crawl({ limit: 10, maxConcurrency: 2 }));
+    await store.enqueue(c.id, [cand(1, 2), cand(2, 1), cand(3, 1)]);
+    expect(await store.kickoffDone(c.id)).toBe(false);
+    const first = await store.pump(c.id);
+    expect(first.pages.map((p) => p.url)).toEqual(['http://a.example/2', 'http://a.example/3']);
+    expect((await store.pump(c.id)).state).toBe('busy');
+    const doc = { kind: 'doc' as const, document: { markdown: 'x' }, creditsUsed: 1 };
+    expect((await store.pageDone(c.id, first.pages[0]!.jobId, doc)).result).toBe('ok');
+    expect((await store.pageDone(c.id, first.pages[0]!.jobId, doc)).result).toBe('dup');
+    const second = await store.pump(c.id);
+    expect(second.pages.map((p) => p.url)).toEqual(['http://a.example/1']);
+    expect((await store.pageDone(c.id, first.pages[1]!.jobId, { kind: 'error', error: { id: 'x', timestamp: 't', url: 'u', code: 'C', error: 'e' } })).completed).toBe(false);
+    const last = await store.pageDone(c.id, second.pages[0]!.jobId, doc);
+    expect(last.completed).toBe(true);
+    const rec = (await store.get(c.id))!;
+    expect(rec).toMatchObject({ status: 'completed', total: 3, completed: 2, failed: 1, creditsUsed: 2 });
+    // kept for its retention after the end, then gone
+    const ttl = await redis.ttl(keys.crawl(c.id)[0]!);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60);
+    const { docs, more } = await store.documents(c.id, { skip: 0, limit: 10, maxBytes: 1e6 });
+    expect(docs).toEqual([{ markdown: 'x' }, { markdown: 'x' }]);
+    expect(more).toBe(false);
+  });
+
+  it('a redirect to a page already seen is dropped, not counted', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 10 }));
+    await store.enqueue(c.id, [cand(1), cand(2)]);
+    await store.kickoffDone(c.id);
+    const { pages } = await store.pump(c.id);
+    const r = await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1, finalKey: 'k2' });
+    expect(r.result).toBe('duplicate-url');
+    expect((await store.get(c.id))!.total).toBe(1);
+  });
+
+  it('end stops a crawl once and hands back its pages in flight; claimOnce is once', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 10 }));
+    await store.enqueue(c.id, [cand(1), cand(2), cand(3)]);
+    const { pages } = await store.pump(c.id);
+    const ended = await store.end(c.id, 'cancelled');
+    expect(ended.previous).toBe('scraping');
+    expect(ended.inflight.sort()).toEqual(pages.map((p) => p.jobId).sort());
+    expect((await store.end(c.id, 'cancelled')).previous).toBe('cancelled');
+    expect((await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1 })).result).toBe('ignored');
+    expect(await store.claimOnce(c.id, 'ended')).toBe(true);
+    expect(await store.claimOnce(c.id, 'ended')).toBe(false);
+  });
+
+  it('an idempotency key is taken once, and given back only by the request that took it', async () => {
+    const { store } = setup();
+    expect(await store.claimIdempotencyKey('t', 'key', 'a')).toBeNull();
+    expect(await store.claimIdempotencyKey('t', 'key', 'b')).toBe('a');
+    await store.releaseIdempotencyKey('t', 'key', 'b');
+    expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBe('a');
+    await store.releaseIdempotencyKey('t', 'key', 'a');
+    expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBeNull();
+  });
+});
+
+describe('HostRateLimiter', () => {
+  it('spaces reservations of one host by the interval, rounded up to whole ms (fractional rates)', async () => {
+    const { keys } = setup();
+    const limiter = new HostRateLimiter(redis, keys, 3);
+    const now = 1_000_000;
+    const slots = [await limiter.reserve('a.example', now), await limiter.reserve('A.example', now), await limiter.reserve('a.example', now)];
+    expect(slots).toEqual([now, now + 334, now + 668]);
+    expect(await limiter.reserve('b.example', now)).toBe(now);
+    expect(await new HostRateLimiter(redis, keys, 0).reserve('a.example', now)).toBe(now);
+  });
+});
