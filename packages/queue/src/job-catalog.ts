@@ -39,6 +39,8 @@ export const scrapeJobSchema = z.object({
   crawl: z.object({ id: z.uuid(), kind: z.enum(['crawl', 'batch']), depth: z.number().int().min(0) }).optional(),
   /** Start time reserved with the per-host rate limiter (ms); set when the job was delayed for it. */
   hostSlotAt: z.number().int().optional(),
+  /** The attempt (`attemptsMade`) the reserved slot belongs to: a retry reserves a new one. */
+  hostSlotAttempt: z.number().int().min(0).optional(),
 });
 export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
 

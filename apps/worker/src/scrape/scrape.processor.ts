@@ -131,10 +131,10 @@ export class ScrapeProcessor {
    * future turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
    */
   private async waitForHostSlot(bullJob: Job, job: ScrapeJob, url: string, token: string | undefined): Promise<void> {
-    if (job.hostSlotAt !== undefined || token === undefined) return;
+    if (token === undefined || (job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade)) return;
     const slot = await this.deps.hostRate.reserve(new URL(url).host, this.now());
     if (slot <= this.now() + 5) return;
-    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot) });
+    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot), hostSlotAttempt: bullJob.attemptsMade });
     await bullJob.moveToDelayed(Math.ceil(slot), token);
     throw new DelayedError();
   }
@@ -175,7 +175,9 @@ export class ScrapeProcessor {
   }
 
   private async handoff(job: ScrapeJob, escalation: 'js-shell' | 'blocked'): Promise<RunResult> {
-    await this.deps.dispatcher.handoff(job.teamId, job.jobId, 'browser', { ...job, escalation });
+    // The browser's request is a new one to the host: it reserves its own slot.
+    const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...rest } = job;
+    await this.deps.dispatcher.handoff(job.teamId, job.jobId, 'browser', { ...rest, escalation });
     return { kind: 'handed-off' };
   }
 
