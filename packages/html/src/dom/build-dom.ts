@@ -90,6 +90,22 @@ function decodeTitle(raw: string): string {
   return out + decodeHTML(raw.slice(from));
 }
 
+/** Elements to hand back while building, see {@link BuildDomOptions}. */
+export interface CollectElements {
+  /** Names of the elements wanted. */
+  readonly names: ReadonlySet<string>;
+  /** Elements whose descendants are not wanted (the element itself still is, when its name is in `names`). */
+  readonly skipInside: ReadonlySet<string>;
+  /** Receives the wanted elements, in document order. */
+  readonly into: Element[];
+}
+
+/** Options of {@link buildDom}. */
+export interface BuildDomOptions {
+  /** Elements to collect while building (saves a later walk over the whole tree). Default: none. */
+  readonly collect?: CollectElements;
+}
+
 class DomBuilder {
   readonly doc = new Document([]);
   /** Open elements, the document at the bottom. */
@@ -109,7 +125,10 @@ class DomBuilder {
    */
   private readonly knownNames: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
 
-  constructor(private readonly html: string) {}
+  constructor(
+    private readonly html: string,
+    private readonly collect: CollectElements | undefined,
+  ) {}
 
   build(): Document {
     const html = this.html;
@@ -220,6 +239,7 @@ class DomBuilder {
     this.impliedClose(name);
     const el = new Element(name, attribs);
     this.append(el);
+    if (this.collect?.names.has(name) === true && !this.inside(this.collect.skipInside)) this.collect.into.push(el);
     if (VOID_TAGS.has(name)) return;
     this.open.push(el);
     this.names.push(name);
@@ -227,6 +247,12 @@ class DomBuilder {
     else if (INTEGRATION_TAGS.has(name)) this.foreign.push(false);
     // `<x/>` closes x only in foreign content (svg, math); in HTML the slash is ignored.
     if (selfClosing && this.foreign[this.foreign.length - 1] === true) this.closeCurrent();
+  }
+
+  /** True when an open element has one of these names. */
+  private inside(names: ReadonlySet<string>): boolean {
+    for (let i = this.names.length - 1; i > 0; i--) if (names.has(this.names[i] as string)) return true;
+    return false;
   }
 
   private closeElement(name: string): void {
@@ -433,6 +459,6 @@ class DomBuilder {
  * Parses HTML into a domhandler Document, node for node what htmlparser2's `parseDocument` builds with
  * its default options (no source positions).
  */
-export function buildDom(html: string): Document {
-  return new DomBuilder(html).build();
+export function buildDom(html: string, opts: BuildDomOptions = {}): Document {
+  return new DomBuilder(html, opts.collect).build();
 }

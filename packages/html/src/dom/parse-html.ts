@@ -1,5 +1,5 @@
 import { Element, type AnyNode, type Document, type ParentNode } from 'domhandler';
-import { buildDom } from './build-dom.js';
+import { buildDom, type BuildDomOptions } from './build-dom.js';
 import { isElement, relinkChildren } from './dom-helpers.js';
 
 /** Elements that may stay in `<head>`; any other element starts the body, as in browsers. */
@@ -10,10 +10,10 @@ const HEAD_TAGS: ReadonlySet<string> = new Set([
 /**
  * Parses an HTML page into a domhandler Document (the tree htmlparser2 builds, see buildDom: entities
  * decoded, tag and attribute names lower-cased). The one parser of the package: every step works on
- * this DOM.
+ * this DOM. `opts.collect` hands back chosen elements found while parsing.
  */
-export function parseHtml(html: string): Document {
-  const doc = buildDom(html);
+export function parseHtml(html: string, opts: BuildDomOptions = {}): Document {
+  const doc = buildDom(html, opts);
   moveContentOutOfHead(doc);
   return doc;
 }
