@@ -1,6 +1,5 @@
 import type { Element } from 'domhandler';
-import { textContent } from 'domutils';
-import { isElement } from '../dom/dom-helpers.js';
+import { isElement, textContent } from '../dom/dom-helpers.js';
 
 /**
  * Class/id words that mark boilerplate. A hint is one signal among several: it scales the scores of
