@@ -6,7 +6,7 @@
 // (a) correctness on ../shared/corpora/markdown/all_cases.jsonl: each suite encodes its own library's style,
 //     so outputs are compared by structure (sequence of block kinds) and text (bag of words), not bytes.
 // (b) throughput on real pages: readability/test-pages/*/source.html plus a sample of trafilatura-eval.
-//     Both converters get the same HTML strings; ours includes its htmlparser2 parse. Runs interleave page by
+//     Both converters get the same HTML strings; ours includes its own parse. Runs interleave page by
 //     page in one process so machine noise hits both alike.
 // Prints a markdown table and writes .bench/markdown.json. Env MD_DIST overrides the converter module path.
 import { createRequire } from 'node:module';
@@ -190,7 +190,7 @@ const f2 = (x) => x.toFixed(2), f3 = (x) => x.toFixed(3);
 const table = [
   '| converter | correctness (0-1) | MB/s | pages/s | slowest page | failures |',
   '|---|---|---|---|---|---|',
-  `| ours (htmlparser2 + @trawl/html) | ${f3(corr.ours)} | ${f2(perf.ours.mbPerS)} | ${f2(perf.ours.pagesPerS)} | ${perf.ours.slowest.name} (${perf.ours.slowest.kb} KB) ${perf.ours.slowest.ms} ms | ${perf.ours.failures} |`,
+  `| ours (@trawl/html) | ${f3(corr.ours)} | ${f2(perf.ours.mbPerS)} | ${f2(perf.ours.pagesPerS)} | ${perf.ours.slowest.name} (${perf.ours.slowest.kb} KB) ${perf.ours.slowest.ms} ms | ${perf.ours.failures} |`,
   `| turndown 7.2.5 + gfm 1.0.2 (domino) | ${f3(corr.turndown)} | ${f2(perf.turndown.mbPerS)} | ${f2(perf.turndown.pagesPerS)} | ${perf.turndown.slowest.name} (${perf.turndown.slowest.kb} KB) ${perf.turndown.slowest.ms} ms | ${perf.turndown.failures} |`,
   '',
   `Throughput ratio ours / turndown+gfm: **${f2(perf.ratio)}x** on ${perf.pages} pages (${f2(perf.megabytes)} MB, ${perf.reps} reps, interleaved).`,

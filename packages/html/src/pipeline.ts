@@ -1,4 +1,4 @@
-import type { AnyNode, Document, ParentNode } from 'domhandler';
+import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
 import { cleanHtml, toFragment } from './clean/clean-html.js';
 import { removeBase64Images } from './clean/remove-base64-images.js';
 import { resolveBaseUrl } from './clean/resolve-urls.js';
@@ -7,7 +7,7 @@ import { extractMainContent } from './main-content/extract-main-content.js';
 import { parseHtml } from './dom/parse-html.js';
 import { serializeHtml } from './dom/serialize-html.js';
 import { htmlToMarkdown } from './markdown/index.js';
-import { extractImages, extractLinks, extractMetadata, type PageMetadata } from './metadata/index.js';
+import { extractImages, extractLinks, metadataElements, metadataOfElements, type PageMetadata } from './metadata/index.js';
 
 /** Output formats the pipeline can produce; each is computed only when requested. */
 export interface HtmlPipelineFormats {
@@ -57,6 +57,8 @@ export interface HtmlPipelineResult {
 interface PipelineState {
   opts: HtmlPipelineOptions;
   doc: Document;
+  /** The elements metadata reads, collected by the parse. */
+  metadataElements: readonly Element[];
   baseUrl: string;
   /** Current content root for html/markdown; replaced by the include and main-content steps. */
   content: ParentNode;
@@ -79,7 +81,7 @@ function warn(s: PipelineState, invalid: string[], option: string): void {
  * only.
  */
 const STEPS: readonly Step[] = [
-  { name: 'metadata', when: () => true, run: (s) => { s.result.metadata = extractMetadata(s.doc, { url: s.opts.url }); } },
+  { name: 'metadata', when: () => true, run: (s) => { s.result.metadata = metadataOfElements(s.metadataElements, { url: s.opts.url }); } },
   { name: 'links', when: (s) => s.opts.formats.links === true, run: (s) => { s.result.links = extractLinks(s.doc, s.opts.url); } },
   { name: 'images', when: (s) => s.opts.formats.images === true, run: (s) => { s.result.images = extractImages(s.doc, s.opts.url); } },
   { name: 'clean', when: wantsContent, run: (s) => { s.content = cleanHtml(s.doc, { baseUrl: s.baseUrl }); } },
@@ -129,13 +131,14 @@ function serializeContent(content: ParentNode): string {
 export function runHtmlPipeline(rawHtml: string, opts: HtmlPipelineOptions): HtmlPipelineResult {
   const timings: Record<string, number> = {};
   let t0 = performance.now();
-  const doc = parseHtml(rawHtml);
+  const found: Element[] = [];
+  const doc = parseHtml(rawHtml, { collect: metadataElements(found) });
   const baseUrl = resolveBaseUrl(doc, opts.url);
   timings['parse'] = performance.now() - t0;
   const state: PipelineState = {
-
     opts,
     doc,
+    metadataElements: found,
     baseUrl,
     content: doc,
     // `metadata` is filled by the first step, which always runs.

@@ -3,12 +3,12 @@ import { findFirstTag, isElement } from '../dom/dom-helpers.js';
 import { largestSrcsetCandidate } from '../metadata/index.js';
 
 /** Attributes holding one URL, per element name. */
-const URL_ATTRS: Readonly<Record<string, readonly string[]>> = {
-  a: ['href'], area: ['href'], link: ['href'], img: ['src'], iframe: ['src'], embed: ['src'],
-  source: ['src'], track: ['src'], audio: ['src'], video: ['src', 'poster'], script: ['src'],
-  form: ['action'], input: ['src'], object: ['data'], blockquote: ['cite'], q: ['cite'], ins: ['cite'],
-  del: ['cite'],
-};
+const URL_ATTRS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['a', ['href']], ['area', ['href']], ['link', ['href']], ['img', ['src']], ['iframe', ['src']], ['embed', ['src']],
+  ['source', ['src']], ['track', ['src']], ['audio', ['src']], ['video', ['src', 'poster']], ['script', ['src']],
+  ['form', ['action']], ['input', ['src']], ['object', ['data']], ['blockquote', ['cite']], ['q', ['cite']],
+  ['ins', ['cite']], ['del', ['cite']],
+]);
 
 /** Attributes that lazy-loading scripts use for the real image URL while `src` holds a placeholder. */
 const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
@@ -142,7 +142,7 @@ export function resolveUrls(root: AnyNode, baseUrl: string): void {
 /** {@link resolveUrls} for one element (not its descendants). */
 export function resolveElementUrls(el: Element, baseUrl: string): void {
   if (el.name === 'img' || el.name === 'source') resolveImage(el, baseUrl);
-  const attrs = URL_ATTRS[el.name];
+  const attrs = URL_ATTRS.get(el.name);
   if (attrs) {
     for (const name of attrs) {
       const v = el.attribs[name];

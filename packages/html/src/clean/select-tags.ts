@@ -1,6 +1,7 @@
 import { selectAll } from 'css-select';
 import { Document, type AnyNode, type Element } from 'domhandler';
-import { relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import * as DomUtils from 'domutils';
+import { isElement, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 
 /** Result of applying user selectors: the selectors that could not be parsed are reported, not thrown. */
 export interface SelectTagsResult {
@@ -10,9 +11,28 @@ export interface SelectTagsResult {
   invalidSelectors: string[];
 }
 
+/**
+ * domutils' findAll (what css-select searches with) shifts and unshifts its stack arrays, a cost
+ * proportional to the depth for every node: seconds on a page nested 100,000 levels deep. This one
+ * pushes and pops; same elements, same (document) order.
+ */
+function findAll(test: (el: Element) => boolean, nodes: AnyNode[]): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [];
+  for (let i = nodes.length - 1; i >= 0; i--) stack.push(nodes[i] as AnyNode);
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (isElement(node) && test(node)) out.push(node);
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
+  }
+  return out;
+}
+
+const SELECT_OPTIONS = { adapter: { ...DomUtils, findAll } };
+
 function safeSelectAll(selector: string, root: AnyNode, invalid: string[]): Element[] {
   try {
-    return selectAll<AnyNode, Element>(selector, root);
+    return selectAll<AnyNode, Element>(selector, root, SELECT_OPTIONS);
   } catch {
     invalid.push(selector);
     return [];

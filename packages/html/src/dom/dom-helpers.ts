@@ -95,3 +95,15 @@ export function findAllTags(root: AnyNode, tags: ReadonlySet<string>): Element[]
   }
   return out;
 }
+
+/** All text below `root` (comments excluded), like the DOM's textContent. Iterative, unlike domutils'. */
+export function textContent(root: AnyNode): string {
+  let out = '';
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (isText(node)) out += node.data;
+    else if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
+  }
+  return out;
+}

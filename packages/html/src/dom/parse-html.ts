@@ -1,5 +1,5 @@
-import { parseDocument } from 'htmlparser2';
 import { Element, type AnyNode, type Document, type ParentNode } from 'domhandler';
+import { buildDom, type BuildDomOptions } from './build-dom.js';
 import { isElement, relinkChildren } from './dom-helpers.js';
 
 /** Elements that may stay in `<head>`; any other element starts the body, as in browsers. */
@@ -8,11 +8,12 @@ const HEAD_TAGS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Parses an HTML page into a domhandler Document (htmlparser2, entities decoded, tag and attribute
- * names lower-cased). The one parser of the package: every step works on this DOM.
+ * Parses an HTML page into a domhandler Document (the tree htmlparser2 builds, see buildDom: entities
+ * decoded, tag and attribute names lower-cased). The one parser of the package: every step works on
+ * this DOM. `opts.collect` hands back chosen elements found while parsing.
  */
-export function parseHtml(html: string): Document {
-  const doc = parseDocument(html);
+export function parseHtml(html: string, opts: BuildDomOptions = {}): Document {
+  const doc = buildDom(html, opts);
   moveContentOutOfHead(doc);
   return doc;
 }

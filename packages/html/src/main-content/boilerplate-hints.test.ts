@@ -22,6 +22,11 @@ describe('hintOf', () => {
     expect(hintOf(firstDiv('<div id="sharing-with-a-single-developer" class="section"><h2>Sharing with a single developer</h2></div>'))).toBe('none');
   });
 
+  it('reads the text of a heading nested 100,000 levels deep', () => {
+    const depth = 100000;
+    const html = '<div id="one-two-three-four"><h2>' + '<span>'.repeat(depth) + 'One two three four' + '</span>'.repeat(depth) + '</h2></div>';
+    expect(hintOf(firstDiv(html))).toBe('none');
+  });
   it('keeps a slug-like id that does not name the heading', () => {
     expect(hintOf(firstDiv('<div id="social-share-buttons-top"><h2>Share this page</h2></div>'))).toBe('negative');
     expect(hintOf(firstDiv('<div id="more-related-posts-list"><ul><li>News</li></ul></div>'))).toBe('negative');

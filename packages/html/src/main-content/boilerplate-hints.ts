@@ -1,20 +1,19 @@
 import type { Element } from 'domhandler';
-import { textContent } from 'domutils';
-import { isElement } from '../dom/dom-helpers.js';
+import { isElement, textContent } from '../dom/dom-helpers.js';
 
 /**
  * Class/id words that mark boilerplate. A hint is one signal among several: it scales the scores of
  * the text below the element, it never removes content by itself (the scorer and the pruner decide).
  */
 const NEGATIVE_HINT =
-  /(?:^|[\s_-])(?:nav|navbar|navi|navigation|menu|menue|breadcrumbs?|sidebar|side-bar|sidebox|widgets?|footer|masthead|banner|ad|ads|adv|advert|advertisement|anzeige|werbung|sponsor|sponsored|promo|promotion|social|socials|share|sharing|shariff|sharebar|social-share|related|related-posts|recommended|recommendations|newsletter|subscribe|subscription|signup|cookie|cookies|consent|gdpr|cmp|popup|modal|overlay|pagination|pager|tagcloud|tags|tag-list|skip|skiplink|print|toolbar|login|searchform|search|meta-nav|topbar|top-bar|service|rating|author-box|authorbox|copyright|impressum|outbrain|taboola|teaser-list|more-articles|player|controls|settings|trending|most-read|mostread|popular|jump)(?:$|[\s_-])/;
+  /(?:^|[\s_-])(?:nav|navbar|navi|navigation|menu|menue|breadcrumbs?|sidebar|side-bar|sidebox|widgets?|footer|masthead|banner|ad|ads|adv|advert|advertisement|anzeige|werbung|sponsor|sponsored|promo|promotion|social|socials|share|sharing|shariff|sharebar|social-share|related|related-posts|recommended|recommendations|newsletter|subscribe|subscription|signup|cookie|cookies|consent|gdpr|cmp|popup|modal|overlay|pagination|pager|tagcloud|tags|tag-list|skip|skiplink|print|toolbar|login|searchform|search|meta-nav|topbar|top-bar|service|rating|author-box|authorbox|copyright|impressum|outbrain|taboola|teaser-list|more-articles|player|controls|settings|trending|most-read|mostread|popular|jump)(?:$|[\s_-])/i;
 
 /** Comment sections: readers' text looks like content (sentences, few links), so the hint is strong. */
-const COMMENT_HINT = /(?:^|[\s_-])(?:comments?|comment-list|commentlist|comment-form|disqus|respond|reply|replies|kommentare?|discussion|leserkommentare)(?:$|[\s_-])/;
+const COMMENT_HINT = /(?:^|[\s_-])(?:comments?|comment-list|commentlist|comment-form|disqus|respond|reply|replies|kommentare?|discussion|leserkommentare)(?:$|[\s_-])/i;
 
 /** Words that mark content containers. */
 const POSITIVE_HINT =
-  /(?:^|[\s_-])(?:article|article-body|articlebody|article-content|content|entry|entry-content|post|post-content|post-body|story|story-body|text|body|main|hentry|artikel|beitrag|blog-post|single|prose|rte|richtext|news-detail)(?:$|[\s_-])/;
+  /(?:^|[\s_-])(?:article|article-body|articlebody|article-content|content|entry|entry-content|post|post-content|post-body|story|story-body|text|body|main|hentry|artikel|beitrag|blog-post|single|prose|rte|richtext|news-detail)(?:$|[\s_-])/i;
 
 /** A lower-case slug of four or more words: an anchor generated from a title. */
 const TITLE_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+){3,}$/;
@@ -37,7 +36,7 @@ function slugOf(title: string): string {
 }
 
 const TAXONOMY_CLASS = /^(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
-const HAS_TAXONOMY_CLASS = /(?:^|\s)(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/;
+const HAS_TAXONOMY_CLASS = /(?:^|\s)(?:category|tag|type|format|status|postid|term|topic|ressort|rubrik)-/i;
 
 /** Hint class of an element, from its class and id attributes. */
 export type HintKind = 'comment' | 'negative' | 'positive' | 'none';
@@ -66,11 +65,13 @@ export function hintOf(el: Element, cache?: Map<string, HintKind>): HintKind {
 }
 
 function classifyWords(key: string): HintKind {
-  let words = key.toLowerCase();
+  // The patterns ignore case: lower-casing every key cost more than the tests themselves.
+  let words = key;
   // CMS taxonomy classes (WordPress "category-kommentare", "tag-share") name the topic of a post,
   // not the role of the element. Most keys have none: skip the split.
   if (HAS_TAXONOMY_CLASS.test(words)) {
     words = words
+      .toLowerCase()
       .split(/\s+/)
       .filter((t) => t !== '' && !TAXONOMY_CLASS.test(t))
       .join(' ');

@@ -34,6 +34,30 @@ const STRUCTURED_TAGS: ReadonlySet<string> = new Set([
 ]);
 const MEASURED = { len: 0, punct: 0 };
 
+// What the walk needs to know about a tag name, as bits: one lookup per element instead of several.
+const BLOCK = 1;
+const NON_CONTENT = 2;
+const STRUCTURED = 4;
+const BOILERPLATE = 8;
+const HEADER = 16;
+/** pre and code: text below is scored as code. */
+const CODE = 32;
+const LINK = 64;
+const TAG_BITS: ReadonlyMap<string, number> = (() => {
+  const bits = new Map<string, number>();
+  const add = (tags: Iterable<string>, bit: number): void => {
+    for (const tag of tags) bits.set(tag, (bits.get(tag) ?? 0) | bit);
+  };
+  add(BLOCK_TAGS, BLOCK);
+  add(NON_CONTENT_TAGS, NON_CONTENT);
+  add(STRUCTURED_TAGS, STRUCTURED);
+  add(BOILERPLATE_TAGS, BOILERPLATE);
+  add(['header'], HEADER);
+  add(['pre', 'code'], CODE);
+  add(['a'], LINK);
+  return bits;
+})();
+
 /** A heading with at least this many characters of text is scored like a paragraph. */
 const LEAD_HEADING_LEN = 150;
 
@@ -81,9 +105,9 @@ function measureText(data: string): { len: number; punct: number } {
   return MEASURED;
 }
 
-function ownFactor(el: Element, hint: HintKind): number {
-  if (BOILERPLATE_TAGS.has(el.name)) return 0.15;
-  if (el.name === 'header') return 0.6;
+function ownFactor(tagBits: number, hint: HintKind): number {
+  if ((tagBits & BOILERPLATE) !== 0) return 0.15;
+  if ((tagBits & HEADER) !== 0) return 0.6;
   switch (hint) {
     case 'comment':
       return -0.5;
@@ -131,7 +155,8 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const hints: HintKind[] = [];
   const invisible: Element[] = [];
   const hintCache = new Map<string, HintKind>();
-  const pre: boolean[] = [];
+  /** CODE and LINK bits of each element and its ancestors. */
+  const inherited: number[] = [];
   // Text of each block (the inline content owned by a block element), indexed like `elements`.
   const blockLen: number[] = [];
   const blockLink: number[] = [];
@@ -139,7 +164,6 @@ export function scoreTree(root: ParentNode): ScoredTree {
   const structured: number[] = [];
   const ownText: number[] = [];
   const ownLink: number[] = [];
-  const inLinks: boolean[] = [];
   // Explicit stack of (node, parent index); everything inherited is read from the parent's arrays.
   const stackNodes: AnyNode[] = [];
   const stackParents: number[] = [];
@@ -158,7 +182,7 @@ export function scoreTree(root: ParentNode): ScoredTree {
       const m = measureText(data);
       if (m.len === 0) continue;
       const len = m.len;
-      const inLink = inLinks[parent] as boolean;
+      const inLink = ((inherited[parent] as number) & LINK) !== 0;
       ownText[parent] = (ownText[parent] ?? 0) + len;
       if (inLink) ownLink[parent] = (ownLink[parent] ?? 0) + len;
       const owner = owners[parent] as number;
@@ -168,7 +192,8 @@ export function scoreTree(root: ParentNode): ScoredTree {
       continue;
     }
     if (!isElement(node)) continue;
-    if (NON_CONTENT_TAGS.has(node.name) || isHidden(node)) {
+    const tagBits = TAG_BITS.get(node.name) ?? 0;
+    if ((tagBits & NON_CONTENT) !== 0 || isHidden(node)) {
       invisible.push(node);
       continue;
     }
@@ -177,18 +202,17 @@ export function scoreTree(root: ParentNode): ScoredTree {
     parents.push(parent);
     const hint = hintOf(node, hintCache);
     hints.push(hint);
-    const own = ownFactor(node, hint);
+    const own = ownFactor(tagBits, hint);
     const parentFactor = parent >= 0 ? (factors[parent] as number) : 1;
     // Negative (comment) factors stay negative however deep they nest.
     factors.push(parentFactor < 0 || own < 0 ? -Math.abs(parentFactor * own) : parentFactor * own);
-    const isBlock = parent < 0 || BLOCK_TAGS.has(node.name);
+    const isBlock = parent < 0 || (tagBits & BLOCK) !== 0;
     owners.push(isBlock ? idx : (owners[parent] as number));
-    pre.push((parent >= 0 && (pre[parent] as boolean)) || node.name === 'pre' || node.name === 'code');
-    inLinks.push((parent >= 0 && (inLinks[parent] as boolean)) || node.name === 'a');
+    inherited.push((parent >= 0 ? (inherited[parent] as number) : 0) | (tagBits & (CODE | LINK)));
     blockLen.push(0);
     blockLink.push(0);
     blockPunct.push(0);
-    structured.push(STRUCTURED_TAGS.has(node.name) ? 1 : 0);
+    structured.push((tagBits & STRUCTURED) !== 0 ? 1 : 0);
     ownText.push(0);
     ownLink.push(0);
     for (let i = node.children.length - 1; i >= 0; i--) {
@@ -214,7 +238,7 @@ export function scoreTree(root: ParentNode): ScoredTree {
   for (let i = 0; i < n; i++) {
     if (owners[i] !== i) continue;
     const el = elements[i] as Element;
-    const s = blockScore(blockLen[i] as number, blockLink[i] as number, blockPunct[i] as number, el.name, factors[i] as number, pre[i] as boolean);
+    const s = blockScore(blockLen[i] as number, blockLink[i] as number, blockPunct[i] as number, el.name, factors[i] as number, ((inherited[i] as number) & CODE) !== 0);
     tree.score[i] = s;
     if (s > 0) tree.positive[i] = s;
   }

@@ -39,6 +39,14 @@ describe('buildMirror whitespace', () => {
   it('keeps non-breaking spaces', () => {
     expect(texts(mirror('<p>a\u00a0 b</p>'))).toEqual(['a\u00a0 b']);
   });
+  it('merges text split by a comment without doubling a space (turndown does not collapse the mirror again)', () => {
+    expect(texts(mirror('<p>a<img>\n<!-- c -->\nb</p>'))).toEqual(['a', ' b']);
+  });
+  it('gives turndown a root without firstChild, so that its whitespace pass skips the mirror', () => {
+    const root = mirror('<p>a</p>');
+    expect(root.firstChild).toBeNull();
+    expect(root.childNodes).toHaveLength(1);
+  });
 });
 
 describe('buildMirror structure', () => {

@@ -171,11 +171,17 @@ function isBlockWrapper(el: MirrorElement): boolean {
   return PLAIN_BLOCK_ELEMENTS.has(el.tag) && isPlainBlock(el.childNodes[0]) && isPlainBlock(el.lastChild ?? undefined);
 }
 
-/** Appends collapsed text to `into`, merged into its last child when that is text (escaping sees the run). */
+/**
+ * Appends collapsed text to `into`, merged into its last child when that is text (escaping sees the run).
+ * A merge never makes two spaces in a row: the run stays collapsed, as turndown's whitespace pass would
+ * leave it (that pass is skipped, see MirrorElement.firstChild).
+ */
 function appendText(into: MirrorElement, text: string, ws: WhitespaceCollapser): void {
   const last = into.lastChild;
   if (last !== null && last.nodeType === 3 && last.data !== '') {
-    last.data += text;
+    const add = last.data.charCodeAt(last.data.length - 1) === 32 && text.charCodeAt(0) === 32 ? text.slice(1) : text;
+    if (add === '') return;
+    last.data += add;
     ws.added(last);
   } else {
     ws.added(into.appendChild(new MirrorText(text)));

@@ -1,4 +1,4 @@
-import { parseDocument } from 'htmlparser2';
+import { buildDom } from '../dom/build-dom.js';
 import type { AnyNode, Element } from 'domhandler';
 import TurndownService from 'turndown';
 import { buildMirror } from './build-mirror.js';
@@ -98,7 +98,7 @@ function documentBase(node: AnyNode): string | undefined {
  */
 export function htmlToMarkdown(input: string | AnyNode, opts: HtmlToMarkdownOptions = {}): string {
   if (input === '') return '';
-  const node: AnyNode = typeof input === 'string' ? parseDocument(input) : input;
+  const node: AnyNode = typeof input === 'string' ? buildDom(input) : input;
   const pageBase = parseBaseUrl(opts.baseUrl);
   const base = parseBaseUrl(documentBase(node), pageBase);
   const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map() };

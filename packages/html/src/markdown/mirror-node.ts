@@ -120,8 +120,13 @@ export class MirrorElement {
     this.info = info;
   }
 
+  /**
+   * The fragment at the root reports none: turndown's whitespace pass starts with
+   * `if (!element.firstChild) return` and would find nothing to do, since buildMirror already collapsed
+   * the whitespace the same way; turndown converts through `childNodes`.
+   */
   get firstChild(): MirrorNode | null {
-    return this.childNodes[0] ?? null;
+    return this.nodeType === 11 ? null : (this.childNodes[0] ?? null);
   }
 
   get lastChild(): MirrorNode | null {

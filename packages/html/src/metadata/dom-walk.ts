@@ -1,7 +1,7 @@
 import type { AnyNode, Element } from 'domhandler';
 
 /** Elements whose content is never page content (their descendants are not visited). */
-const OPAQUE = new Set(['script', 'style', 'template', 'svg', 'math']);
+export const OPAQUE_TAGS: ReadonlySet<string> = new Set(['script', 'style', 'template', 'svg', 'math']);
 
 /**
  * Calls `visit` for every element under `root` in document order, skipping the inside of
@@ -13,7 +13,7 @@ export function forEachElement(root: AnyNode, visit: (el: Element) => void): voi
     const node = stack.pop() as AnyNode;
     if (node.type === 'tag' || node.type === 'script' || node.type === 'style') {
       visit(node);
-      if (OPAQUE.has(node.name)) continue;
+      if (OPAQUE_TAGS.has(node.name)) continue;
     } else if (node.type !== 'root') {
       continue;
     }

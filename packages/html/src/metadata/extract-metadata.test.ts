@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseDocument } from 'htmlparser2';
-import { extractMetadata } from './index.js';
+import type { Element } from 'domhandler';
+import { parseHtml } from '../dom/parse-html.js';
+import { extractMetadata, metadataElements, metadataOfElements } from './index.js';
 
 const page = `<!doctype html><html lang="de-DE"><head>
 <title>  Page   Title </title>
@@ -84,6 +86,14 @@ describe('extractMetadata', () => {
     expect(m.favicon).toBe('https://ex.com/favicon.ico');
     expect(m.language).toBeNull();
     expect(m.ogLocaleAlternate).toEqual([]);
+  });
+
+  it('reads the same from the elements collected while parsing (none inside svg, math, template or script)', () => {
+    const html = page.replace('<p>x</p>', '<template><meta name="t" content="no"></template><math><title>m</title></math><script/><title>s</title>');
+    const found: Element[] = [];
+    parseHtml(html, { collect: metadataElements(found) });
+    expect(found.map((el) => el.name)).toEqual(['html', 'title', ...Array(21).fill('meta'), 'link']);
+    expect(metadataOfElements(found, { url: 'https://ex.com/a/page' })).toEqual(extractMetadata(parseDocument(html), { url: 'https://ex.com/a/page' }));
   });
 
   it('prefers rel=icon over apple-touch-icon and honours <base href>', () => {

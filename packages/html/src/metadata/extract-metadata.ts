@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, forEachElement, resolveBase, textOf } from './dom-walk.js';
+import type { CollectElements } from '../dom/build-dom.js';
+import { absoluteUrl, forEachElement, OPAQUE_TAGS, resolveBase, textOf } from './dom-walk.js';
 import { metaKeys } from './meta-key.js';
 
 /**
@@ -55,9 +56,20 @@ interface Collected {
   metas: [string, string][];
 }
 
-function collect(doc: AnyNode): Collected {
+/** The only elements metadata is read from. */
+const METADATA_TAGS: ReadonlySet<string> = new Set(['html', 'base', 'title', 'meta', 'link']);
+
+/**
+ * What to collect while parsing (see parseHtml's `collect`) to call {@link metadataOfElements} without
+ * walking the page again: the elements {@link extractMetadata} would read, into `into`.
+ */
+export function metadataElements(into: Element[]): CollectElements {
+  return { names: METADATA_TAGS, skipInside: OPAQUE_TAGS, into };
+}
+
+function collect(elements: readonly Element[]): Collected {
   const c: Collected = { icons: [], metas: [] };
-  forEachElement(doc, (el: Element) => {
+  for (const el of elements) {
     const a = el.attribs;
     switch (el.name) {
       case 'html':
@@ -86,7 +98,7 @@ function collect(doc: AnyNode): Collected {
       default:
         break;
     }
-  });
+  }
   return c;
 }
 
@@ -115,7 +127,19 @@ function first(v: string | string[] | number | null | undefined): string | undef
  * `sourceURL`, `url`, `statusCode`, `contentType`, `error`). Pure; does not modify `doc`.
  */
 export function extractMetadata(doc: AnyNode, opts: ExtractMetadataOptions): PageMetadata {
-  const c = collect(doc);
+  const elements: Element[] = [];
+  forEachElement(doc, (el) => {
+    if (METADATA_TAGS.has(el.name)) elements.push(el);
+  });
+  return metadataOfElements(elements, opts);
+}
+
+/**
+ * {@link extractMetadata} from the html, base, title, meta and link elements of a page (outside script,
+ * style, template, svg and math), in document order: see {@link metadataElements}.
+ */
+export function metadataOfElements(elements: readonly Element[], opts: ExtractMetadataOptions): PageMetadata {
+  const c = collect(elements);
   const others = new Map<string, string[]>();
   let description: string | undefined;
   let keywords: string | undefined;
@@ -137,8 +161,9 @@ export function extractMetadata(doc: AnyNode, opts: ExtractMetadataOptions): Pag
   };
   others.delete('ogLocaleAlternate');
   for (const [key, values] of others) {
-    // defineProperty: a key can never reach a setter or the prototype, whatever the page says.
-    Object.defineProperty(meta, key, { value: values.length === 1 ? values[0] : values, enumerable: true, writable: true, configurable: true });
+    // The only setter an object inherits is `__proto__` (metaKeys never returns it either): a plain
+    // assignment cannot reach the prototype, and costs a sixth of a defineProperty.
+    if (key !== '__proto__') meta[key] = values.length === 1 ? values[0] : values;
   }
   const title = c.title || first(meta.ogTitle) || first(meta['twitter:title']);
   if (title) meta.title = title;

@@ -1,4 +1,4 @@
-export { extractMetadata } from './extract-metadata.js';
+export { extractMetadata, metadataElements, metadataOfElements } from './extract-metadata.js';
 export type { ExtractMetadataOptions, PageMetadata } from './extract-metadata.js';
 export { extractLinks } from './extract-links.js';
 export { extractImages } from './extract-images.js';
