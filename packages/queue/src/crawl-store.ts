@@ -40,6 +40,14 @@ export interface CrawlRecord {
   retentionSec: number;
 }
 
+/**
+ * When a crawl's results expire: a fixed time, never moved by reads (creation + retention while it
+ * runs, end + retention after).
+ */
+export function crawlExpiresAt(crawl: Pick<CrawlRecord, 'createdAt' | 'completedAt' | 'retentionSec'>): Date {
+  return new Date((crawl.completedAt ?? crawl.createdAt) + crawl.retentionSec * 1000);
+}
+
 /** Input of {@link CrawlStore.create}. */
 export type NewCrawl = Omit<CrawlRecord, 'status' | 'createdAt' | 'completedAt' | 'total' | 'completed' | 'failed' | 'creditsUsed' | 'kickoffDone' | 'error'> & {
   /** Batches need no seeding step. */
@@ -253,17 +261,18 @@ export class CrawlStore {
     return (await this.redis.zscore(this.keys.crawl(crawlId)[4]!, jobId)) !== null;
   }
 
-  /** In-flight pages with their start times (watchdog). */
+  /** In-flight pages with their start times (watchdog): two reads, whatever their number. */
   async inflight(crawlId: string): Promise<{ jobId: string; startedAt: number; url: string; depth: number }[]> {
     const k = this.keys.crawl(crawlId);
     const raw = await this.redis.zrange(k[4]!, 0, -1, 'WITHSCORES');
-    const out: { jobId: string; startedAt: number; url: string; depth: number }[] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const item = await this.redis.hget(k[3]!, raw[i]!);
+    if (raw.length === 0) return [];
+    const ids = raw.filter((_, i) => i % 2 === 0);
+    const items = await this.redis.hmget(k[3]!, ...ids);
+    return ids.map((jobId, i) => {
+      const item = items[i];
       const parsed = item ? (JSON.parse(item) as { url: string; depth: number }) : { url: '', depth: 0 };
-      out.push({ jobId: raw[i]!, startedAt: Number(raw[i + 1]), ...parsed });
-    }
-    return out;
+      return { jobId, startedAt: Number(raw[2 * i + 1]), ...parsed };
+    });
   }
 
   /**
@@ -328,6 +337,6 @@ export class CrawlStore {
 const RELEASE_KEY_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
-export function encodeDocument(doc: Record<string, unknown>): Buffer {
+function encodeDocument(doc: Record<string, unknown>): Buffer {
   return deflateRawSync(Buffer.from(JSON.stringify(doc)), { level: 3 });
 }

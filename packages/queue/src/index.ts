@@ -37,7 +37,7 @@ export { ProfileStore } from './profile-store.js';
 export { RedisProcess, type RedisProcessOptions } from './redis-process.js';
 export {
   CrawlStore,
-  encodeDocument,
+  crawlExpiresAt,
   type CrawlKind,
   type CrawlStatus,
   type CrawlRecord,

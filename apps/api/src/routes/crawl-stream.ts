@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { jobIdSchema } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
-import type { CrawlEvent, CrawlKind, CrawlStore, RedisKeys, Team, TeamStore } from '@trawl/queue';
+import { crawlExpiresAt, type CrawlEvent, type CrawlKind, type CrawlStore, type RedisKeys, type Team, type TeamStore } from '@trawl/queue';
 import type { CrawlService } from '../services/crawl.service.js';
 
 /** Documents sent per read while streaming (each becomes one `document` message). */
@@ -182,7 +182,7 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
         // The final status comes in the last message, after every document: a client that stops at
         // a terminal status in the catch-up would miss documents past its first 100.
         status: 'scraping', total: r.total, completed: r.completed, creditsUsed: r.creditsUsed,
-        expiresAt: new Date((r.completedAt ?? r.createdAt) + r.retentionSec * 1000).toISOString(), data: page.data,
+        expiresAt: crawlExpiresAt(r).toISOString(), data: page.data,
       },
     });
     sent = page.data.length;

@@ -2,7 +2,7 @@ import { Router, json, type Request, type RequestHandler } from 'express';
 import {
   TrawlError, batchScrapeRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
 } from '@trawl/api-schema';
-import type { CrawlKind, CrawlRecord, RateLimiter } from '@trawl/queue';
+import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
@@ -25,14 +25,13 @@ export function publicBase(req: Request, publicUrl: string | undefined): string 
 /** The status body of COMPAT.md; `next` only when more documents are stored right now. */
 export function statusBody(page: CrawlStatusPage, nextUrl: string | undefined): Record<string, unknown> {
   const r = page.record;
-  const end = r.completedAt ?? r.createdAt;
   return {
     success: true,
     status: r.status,
     completed: r.completed,
     total: r.total,
     creditsUsed: r.creditsUsed,
-    expiresAt: new Date(end + r.retentionSec * 1000).toISOString(),
+    expiresAt: crawlExpiresAt(r).toISOString(),
     ...(nextUrl !== undefined ? { next: nextUrl } : {}),
     data: page.data,
     createdAt: new Date(r.createdAt).toISOString(),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  TrawlError, httpUrlSchema, requiredCapabilities,
-  type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlRequest,
+  TrawlError, httpUrlSchema,
+  type BatchScrapeRequest, type Capability, type CrawlRequest,
 } from '@trawl/api-schema';
 import { CrawlScope, InvalidCrawlPatternError } from '@trawl/crawl';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
+import { assertCapabilities } from './assert-capabilities.js';
 import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, Team } from '@trawl/queue';
 
 export interface CrawlServiceDeps {
@@ -55,7 +56,7 @@ export class CrawlService {
         details: { option: 'prompt', capability: 'llm' },
       });
     }
-    this.assertSupported(request.scrapeOptions, 'scrapeOptions.');
+    assertCapabilities(request.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
     checkPatterns(request);
     if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
     await this.deps.credits.ensureAvailable(team.id, 1);
@@ -74,7 +75,7 @@ export class CrawlService {
 
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
   async startBatch(team: Team, request: BatchScrapeRequest, opts: { idempotencyKey?: string }): Promise<{ id: string; invalidURLs?: string[] }> {
-    this.assertSupported(request, '');
+    assertCapabilities(request, this.deps.capabilities);
     if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
     const valid: string[] = [];
     const invalid: string[] = [];
@@ -160,16 +161,6 @@ export class CrawlService {
       throw new TrawlError('JOB_NOT_FOUND', `${kind === 'batch' ? 'Batch scrape' : 'Crawl'} job not found or expired`);
     }
     return record;
-  }
-
-  private assertSupported(options: CapabilityInput, prefix: string): void {
-    for (const req of requiredCapabilities(options)) {
-      if (!this.deps.capabilities.has(req.capability)) {
-        throw new TrawlError('UNSUPPORTED_OPTION', `The option ${prefix}${req.option} (${req.capability}) is not available on this server yet`, {
-          details: { option: `${prefix}${req.option}`, capability: req.capability },
-        });
-      }
-    }
   }
 
   /** Zero-data-retention results stay only long enough to be read: an hour after the end at most. */

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   TrawlError,
   needsBrowser,
-  requiredCapabilities,
   type Capability,
   type ScrapeRequest,
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
+import { assertCapabilities } from './assert-capabilities.js';
 import type { CreditLedger, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
 
 export interface ScrapeServiceDeps {
@@ -38,19 +38,8 @@ export class ScrapeService {
     this.now = deps.now ?? Date.now;
   }
 
-  /** Throws UNSUPPORTED_OPTION naming the first option that needs a capability not deployed. */
-  assertSupported(request: ScrapeRequest): void {
-    for (const req of requiredCapabilities(request)) {
-      if (!this.deps.capabilities.has(req.capability)) {
-        throw new TrawlError('UNSUPPORTED_OPTION', `The option ${req.option} (${req.capability}) is not available on this server yet`, {
-          details: { option: req.option, capability: req.capability },
-        });
-      }
-    }
-  }
-
   async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
-    this.assertSupported(request);
+    assertCapabilities(request, this.deps.capabilities);
     await this.deps.credits.ensureAvailable(team.id, 1);
     const jobId = randomUUID();
     const enqueuedAt = this.now();

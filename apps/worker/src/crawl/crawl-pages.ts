@@ -168,7 +168,8 @@ export class CrawlPages {
       return null;
     }
     let ctx: CrawlContext;
-    if (hit && hit.ctx.record.id === record.id) {
+    if (hit) {
+      // Scope and robots.txt are fixed once seeded: only the record is refreshed.
       ctx = { ...hit.ctx, record };
     } else if (record.kind === 'crawl') {
       const { scope, dedupe, request } = crawlRules(record);
