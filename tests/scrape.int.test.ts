@@ -124,7 +124,7 @@ describe('failures carry codes', () => {
   it('PDF is detected for the document pipeline', async () => {
     const r = await scrape({ url: site.url('/doc.pdf') });
     expect(r.status).toBe(422);
-    expect(r.body.code).toBe('SCRAPE_DOCUMENT_PENDING');
+    expect(r.body.code).toBe('SCRAPE_UNSUPPORTED_CONTENT');
   });
   it('connection refused, oversized page, timeout', async () => {
     const refused = await scrape({ url: 'http://127.0.0.1:1/' });

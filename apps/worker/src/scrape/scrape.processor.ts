@@ -271,7 +271,7 @@ export class ScrapeProcessor {
         return textFormats(request, page);
       case 'pdf':
       case 'document':
-        throw new TrawlError('SCRAPE_DOCUMENT_PENDING', `The target is a ${page.kind === 'pdf' ? 'PDF' : 'document'} (${page.contentType}); document parsing is not available on this server yet`, {
+        throw new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `The target is a ${page.kind === 'pdf' ? 'PDF' : 'document'} (${page.contentType}); document parsing is not available on this server yet`, {
           details: { contentType: page.contentType },
         });
       default:
