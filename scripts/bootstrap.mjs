@@ -33,11 +33,15 @@ function ensurePnpm() {
   run(`npm install -g pnpm@${PNPM_VERSION}`);
 }
 
-/** System packages from apt: redis-server always; chromium for the browser worker role. */
+/**
+ * System packages from apt: redis-server always; chromium for the browser worker role; tesseract-ocr
+ * (with its English data) for OCR in the documents role.
+ */
 function ensureSystemPackages({ chromium }) {
   const missing = [];
   if (!has('redis-server')) missing.push('redis-server');
   if (chromium && !existsSync('/usr/bin/chromium') && !has('chromium')) missing.push('chromium');
+  if (!has('tesseract')) missing.push('tesseract-ocr');
   if (missing.length === 0) return;
   const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

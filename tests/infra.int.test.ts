@@ -146,9 +146,9 @@ const composeComments = composeText
 /** Deployment variables that must be names the code reads. */
 const isAppVariable = (name: string) => /^(TRAWL_|REDIS_)/.test(name) || ['PORT', 'HOST', 'LOG_LEVEL'].includes(name);
 
-const SERVICES = ['redis', 'api', 'worker', 'browser-worker'];
-const SCALABLE = ['worker', 'browser-worker'];
-const TARGET_OF: Record<string, string> = { api: 'api', worker: 'worker', 'browser-worker': 'browser-worker' };
+const SERVICES = ['redis', 'api', 'worker', 'browser-worker', 'documents-worker'];
+const SCALABLE = ['worker', 'browser-worker', 'documents-worker'];
+const TARGET_OF: Record<string, string> = { api: 'api', worker: 'worker', 'browser-worker': 'browser-worker', 'documents-worker': 'documents-worker' };
 const buildOf = (service: string) => {
   const b = compose.services[service]!.build;
   return typeof b === 'string' ? { context: b } : (b ?? {});
@@ -188,7 +188,7 @@ describe('docker-compose.yml', () => {
   it('publishes the API on 3002 and points every service at the redis service, started when healthy', () => {
     const api = compose.services.api!;
     expect((api.ports ?? []).map(String).some((p) => /:3002$/.test(p))).toBe(true);
-    for (const service of ['api', 'worker', 'browser-worker']) {
+    for (const service of ['api', 'worker', 'browser-worker', 'documents-worker']) {
       const s = compose.services[service]!;
       expect({ service, url: envNames(s).get('REDIS_URL') }).toEqual({ service, url: 'redis://redis:6379' });
       expect({ service, dependsOn: (s.depends_on as Record<string, { condition?: string }>)?.redis?.condition }).toEqual({
@@ -233,7 +233,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('sets only variables the code reads (config schemas), browser-only names excepted until the browser role exists', () => {
-    for (const service of ['api', 'worker', 'browser-worker']) {
+    for (const service of ['api', 'worker', 'browser-worker', 'documents-worker']) {
       for (const name of envNames(compose.services[service]!).keys()) {
         if (!isAppVariable(name)) continue;
         if (service === 'browser-worker' && !browserRoleExists && !codeReads(name)) {
@@ -251,6 +251,8 @@ describe('docker-compose.yml', () => {
     for (const role of httpRoles) expect(workerRoles).toContain(role.trim());
     const browser = compose.services['browser-worker']!;
     expect(envNames(browser).get('TRAWL_WORKER_ROLES')).toBe('browser');
+    expect(envNames(compose.services['documents-worker']!).get('TRAWL_WORKER_ROLES')).toBe('documents');
+    expect(workerRoles).toContain('documents');
     if (!browserRoleExists) {
       // A container that exits at start must not be part of a plain `docker compose up`.
       expect(browser.profiles ?? []).not.toHaveLength(0);
@@ -362,7 +364,7 @@ describe('infra/docker/Dockerfile', () => {
     const api = stageByName.get('api')!;
     expect(exposes(api)).toContain('3002');
     expect(effective(api, 'HEALTHCHECK')).toMatch(/\/health\/live/);
-    for (const target of ['worker', 'browser-worker']) {
+    for (const target of ['worker', 'browser-worker', 'documents-worker']) {
       const s = stageByName.get(target)!;
       expect(envOf(s).get('TRAWL_WORKER_PORT')).toBe('3003');
       expect(exposes(s)).toContain('3003');
@@ -370,6 +372,14 @@ describe('infra/docker/Dockerfile', () => {
     }
     expect(envOf(stageByName.get('worker')!).get('TRAWL_WORKER_ROLES')).toBe('http');
     expect(envOf(stageByName.get('browser-worker')!).get('TRAWL_WORKER_ROLES')).toBe('browser');
+    expect(envOf(stageByName.get('documents-worker')!).get('TRAWL_WORKER_ROLES')).toBe('documents');
+  });
+
+  it('installs tesseract only in the documents-worker image', () => {
+    const mentionsTesseract = (stage: Stage) => stage.instructions.some((i) => /tesseract-ocr/.test(i.args));
+    const targetsOf = (stage: Stage) => Object.values(TARGET_OF).filter((t) => lineage(stageByName.get(t)!).includes(stage));
+    for (const s of dockerfile.stages.filter(mentionsTesseract)) expect({ stage: s.name, targets: targetsOf(s) }).toEqual({ stage: s.name, targets: ['documents-worker'] });
+    expect(envOf(stageByName.get('documents-worker')!).get('TRAWL_TESSERACT_PATH')).toBe('/usr/bin/tesseract');
   });
 
   it('installs Chromium only in the browser-worker image', () => {

@@ -121,7 +121,7 @@ describe('formats and metadata', () => {
 });
 
 describe('failures carry codes', () => {
-  it('PDF is detected for the document pipeline', async () => {
+  it('a PDF is refused with a code where document parsing is off', async () => {
     const r = await scrape({ url: site.url('/doc.pdf') });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('SCRAPE_UNSUPPORTED_CONTENT');

@@ -14,7 +14,8 @@ export const BOOT_KEY = 'tr-test-bootstrap-key-0123456789';
 /**
  * API + worker in this process against a real redis-server; private targets allowed (fixtures are on
  * loopback). The worker takes the http role unless `TRAWL_WORKER_ROLES` says otherwise; without the
- * browser role, browser options are refused (400) and nothing falls back to the browser.
+ * browser role, browser options are refused (400) and nothing falls back to the browser; without the
+ * documents role, documents answer SCRAPE_UNSUPPORTED_CONTENT and /v2/parse is refused.
  */
 export class TestCluster {
   redisServer!: RedisServerFixture;
@@ -46,6 +47,9 @@ export class TestCluster {
     const browser = (c.env.TRAWL_WORKER_ROLES ?? 'http').includes('browser');
     c.env.TRAWL_BROWSER_ENABLED ??= String(browser);
     c.env.TRAWL_BROWSER_FALLBACK ??= String(browser);
+    const documents = (c.env.TRAWL_WORKER_ROLES ?? 'http').includes('documents');
+    c.env.TRAWL_DOCUMENTS_ENABLED ??= String(documents);
+    c.env.TRAWL_DOCUMENT_PARSING ??= String(documents);
     await c.startApi();
     if (opts.worker !== false) await c.startWorker();
     return c;

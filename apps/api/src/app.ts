@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
 import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
-import type { CreditLedger, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -13,6 +13,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
+import { parseRoutes } from './routes/parse.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   results: ResultStore;
   waiter: ResultWaiter;
   queues: QueueSet;
+  /** Uploads waiting for the documents role. */
+  documentBodies: DocumentBodyStore;
   /** The crawl and batch service, shared with the WebSocket stream. */
   crawls: CrawlService;
   capabilities: ReadonlySet<Capability>;
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps): Express {
     waiter: deps.waiter,
     results: deps.results,
     credits: deps.credits,
+    documentBodies: deps.documentBodies,
     capabilities: deps.capabilities,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
@@ -72,6 +76,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(blobRoutes({ store: deps.blobs }));
   app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
   app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  app.use(parseRoutes({
+    scrape, limiter: deps.limiter, credits: deps.credits, documentBodies: deps.documentBodies,
+    enabled: config.TRAWL_DOCUMENTS_ENABLED, maxOptionsBytes: config.TRAWL_MAX_BODY_BYTES, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES,
+  }));
   const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
   const maps = new MapService({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
 import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, webhookEnv } from '@trawl/config';
+import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 
 /**
  * Configuration of the API process (`trawl api`), from the environment. Every variable is documented
@@ -35,6 +36,10 @@ export const apiConfigSchema = z.object({
    * enhanced proxy are accepted. When false those options get 400 UNSUPPORTED_OPTION. Default true.
    */
   TRAWL_BROWSER_ENABLED: envBoolean(true),
+  /** Documents workers are deployed: `POST /v2/parse` is served. When false it answers 400 UNSUPPORTED_OPTION. Default true. */
+  TRAWL_DOCUMENTS_ENABLED: envBoolean(true),
+  /** Largest file `POST /v2/parse` accepts, bytes; more answers 413 PAYLOAD_TOO_LARGE. Default 50 MiB. */
+  TRAWL_PARSE_MAX_FILE_BYTES: envInt(MAX_PARSE_FILE_BYTES, { min: 1024 }),
   /** Time budget of a map without `timeout`, ms. Default 15000. */
   TRAWL_MAP_DEFAULT_TIMEOUT_MS: envInt(15_000, { min: 1000, max: 300_000 }),
   /** How long a finished crawl or batch (documents, errors) can be read, seconds. Default 86400. */

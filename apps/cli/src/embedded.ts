@@ -42,9 +42,9 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
   }
   const apiKey = env.TRAWL_BOOTSTRAP_API_KEY ?? persistentSecret(dataDir, 'api-key', 'tr-');
   const adminKey = env.TRAWL_ADMIN_KEY ?? persistentSecret(dataDir, 'admin-key', 'tra-');
-  // Both roles when Chromium is installed; without it, browser options are refused instead of queued.
+  // Every role when Chromium is installed; without it, browser options are refused instead of queued.
   const chromium = existsSync(env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium');
-  const roles = env.TRAWL_WORKER_ROLES ?? (chromium ? 'http,browser' : 'http');
+  const roles = env.TRAWL_WORKER_ROLES ?? (chromium ? 'http,browser,documents' : 'http,documents');
   const browser = roles.includes('browser');
   const merged = {
     ...env,
@@ -55,6 +55,8 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
     TRAWL_WORKER_ROLES: roles,
     TRAWL_BROWSER_ENABLED: env.TRAWL_BROWSER_ENABLED ?? String(browser),
     TRAWL_BROWSER_FALLBACK: env.TRAWL_BROWSER_FALLBACK ?? String(browser),
+    TRAWL_DOCUMENTS_ENABLED: env.TRAWL_DOCUMENTS_ENABLED ?? String(roles.includes('documents')),
+    TRAWL_DOCUMENT_PARSING: env.TRAWL_DOCUMENT_PARSING ?? String(roles.includes('documents')),
     TRAWL_BLOB_DIR: env.TRAWL_BLOB_DIR ?? join(dataDir, 'blobs'),
     TRAWL_BLOB_SIGNING_SECRET: env.TRAWL_BLOB_SIGNING_SECRET ?? persistentSecret(dataDir, 'blob-secret', ''),
   };

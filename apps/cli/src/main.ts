@@ -10,7 +10,7 @@ const USAGE = `trawl <command>
 
   start                          all-in-one: embedded Redis, API and workers, prints an API key
   api                            the API gateway only (production; needs REDIS_URL)
-  worker [--role http|browser]   a worker only (production; needs REDIS_URL; roles comma-separated)
+  worker [--role http|browser|documents]   a worker only (production; needs REDIS_URL; roles comma-separated)
   teams create --name N [--concurrency C] [--rate R] [--credits X|unlimited]
   teams list
   teams update ID [--name N] [--concurrency C] [--rate R] [--credits X|unlimited]

@@ -5,7 +5,7 @@ import { commonEnv, envBoolean, envInt, envList, envOptionalString, webhookEnv }
 import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
-export const WORKER_ROLES = ['http', 'browser'] as const;
+export const WORKER_ROLES = ['http', 'browser', 'documents'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 /** Configuration of a worker process (`trawl worker --role <role>`), from the environment. */
@@ -65,6 +65,27 @@ export const workerConfigSchema = z.object({
    * browser queue, keeping their deadline. Needs browser workers somewhere. Default true.
    */
   TRAWL_BROWSER_FALLBACK: envBoolean(true),
+  /**
+   * PDFs, office files, CSV and images that the http and browser roles download go to the `documents`
+   * queue. Needs documents workers somewhere; false answers them with SCRAPE_UNSUPPORTED_CONTENT. Default true.
+   */
+  TRAWL_DOCUMENT_PARSING: envBoolean(true),
+  /** Documents one `documents` worker parses at once, each on its own thread. Default 2. */
+  TRAWL_DOCUMENT_CONCURRENCY: envInt(2, { min: 1, max: 64 }),
+  /** Heap of one parse thread, MiB: a file that needs more fails with DOCUMENT_TOO_LARGE, the process lives on. Default 1024. */
+  TRAWL_DOCUMENT_MEMORY_MB: envInt(1024, { min: 64, max: 16_384 }),
+  /** Pages of one PDF read at most, whatever `maxPages` asks. Default 10000. */
+  TRAWL_DOCUMENT_MAX_PAGES: envInt(10_000, { min: 1, max: 100_000 }),
+  /** Bytes a parse may inflate from a container (ZIP parts of office files): the decompression-bomb cap. Default 256 MiB. */
+  TRAWL_DOCUMENT_MAX_INFLATED_BYTES: envInt(256 * 1024 * 1024, { min: 1024 }),
+  /** Spreadsheet cells read at most across all sheets. Default 1000000. */
+  TRAWL_DOCUMENT_MAX_CELLS: envInt(1_000_000, { min: 1 }),
+  /** OCR languages (tesseract names, `+`-joined at run time), comma-separated; the first is the main one. Default `eng`. */
+  TRAWL_OCR_LANGUAGES: envList().transform((l) => (l.length ? l : ['eng'])),
+  /** The tesseract binary (Debian's `tesseract-ocr`). OCR is off when it is missing. Default `tesseract`. */
+  TRAWL_TESSERACT_PATH: z.string().default('tesseract'),
+  /** Tesseract processes one parse runs at once (pages of one PDF). Default 1. */
+  TRAWL_OCR_CONCURRENCY: envInt(1, { min: 1, max: 64 }),
   /** Optional ABP-syntax filter list (e.g. EasyList) used by `blockAds` instead of the bundled one. */
   TRAWL_BLOCKLIST_PATH: envOptionalString(),
   /** `basic` proxy pool: URLs (`http://user:pass@host:port`), optionally `US=`-prefixed. Default none: direct. */

@@ -3,18 +3,19 @@ import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observ
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  Admission, CrawlCoordinator, CrawlStore, CreditLedger, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
+  Admission, CrawlCoordinator, CrawlStore, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
   createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
 } from '@trawl/queue';
 import {
   AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
-  adBlockPlugin, cookieConsentPlugin, loadConsentAssets, type Fetcher,
+  TesseractOcrEngine, adBlockPlugin, cookieConsentPlugin, loadConsentAssets, ocrEngineAvailable, type Fetcher,
 } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
 import { MapRunner } from './crawl/map-runner.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
+import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } from './document/document-parser.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
@@ -39,7 +40,7 @@ export interface StartWorkerOptions {
   fetcher?: Fetcher;
   /** Base URL for local blob URLs when TRAWL_BLOB_PUBLIC_URL is unset (embedded mode: the API's URL). */
   blobPublicBaseUrl?: string;
-  /** `inline` runs HTML conversion on the main thread (tests). Default `threads`. */
+  /** `inline` runs HTML conversion and document parsing on the main thread (tests). Default `threads`. */
   htmlMode?: 'threads' | 'inline';
 }
 
@@ -70,6 +71,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
+  const documents = config.TRAWL_WORKER_ROLES.includes('documents') ? await startDocumentParser(config, logger, opts.htmlMode ?? 'threads') : undefined;
   const credits = new CreditLedger(redis, keys);
   const crawlStore = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
@@ -82,6 +84,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     browserFallback: config.TRAWL_BROWSER_FALLBACK,
     proxies: new ProxyPools({ basic: config.TRAWL_PROXY_BASIC, enhanced: config.TRAWL_PROXY_ENHANCED }),
     ...(blobs ? { blobs } : {}),
+    ...(documents ? { documents } : {}),
+    documentBodies: new DocumentBodyStore(redis, keys),
+    documentParsing: config.TRAWL_DOCUMENT_PARSING,
     blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC,
     profiles: new ProfileStore(redis, keys),
     converter, results, dispatcher,
@@ -94,7 +99,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
-  const consume = (queue: 'scrape' | 'browser', concurrency: number) => {
+  const consume = (queue: 'scrape' | 'browser' | 'documents', concurrency: number) => {
     const processor = new ScrapeProcessor(queue, deps);
     const worker = new Worker(queue, (job, token) => processor.process(job, token), {
       connection: bullConnection,
@@ -128,6 +133,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     workers.push(worker);
   }
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
+  if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     workers.push(startWebhookWorker(config, { connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal }));
   }
@@ -165,6 +171,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await drained;
       clearTimeout(timer);
       await converter.close();
+      await documents?.close();
       await browser?.close();
       await blobs?.close();
       if ('close' in fetcher && typeof fetcher.close === 'function') await (fetcher.close as () => Promise<void>)();
@@ -174,6 +181,29 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/**
+ * The documents role's parser: threads with a heap limit each (inline in tests), and OCR when the
+ * tesseract binary answers. Without it, images and `ocr` mode fail with DOCUMENT_OCR_UNAVAILABLE and
+ * `auto` reads the text layer only.
+ */
+async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: 'threads' | 'inline'): Promise<DocumentParser> {
+  const ocrOn = await ocrEngineAvailable(config.TRAWL_TESSERACT_PATH);
+  if (!ocrOn) logger.warn({ tesseract: config.TRAWL_TESSERACT_PATH }, 'tesseract not found: OCR is off (apt-get install tesseract-ocr)');
+  const settings = {
+    maxPages: config.TRAWL_DOCUMENT_MAX_PAGES,
+    maxInflatedBytes: config.TRAWL_DOCUMENT_MAX_INFLATED_BYTES,
+    maxCells: config.TRAWL_DOCUMENT_MAX_CELLS,
+    ocrLanguages: config.TRAWL_OCR_LANGUAGES,
+  };
+  if (mode === 'inline') {
+    const ocr = ocrOn ? new TesseractOcrEngine({ binary: config.TRAWL_TESSERACT_PATH, maxConcurrent: config.TRAWL_OCR_CONCURRENCY }) : undefined;
+    return new InlineDocumentParser(settings, ocr);
+  }
+  return new ThreadedDocumentParser(new URL('./document/document-thread.js', import.meta.url), config.TRAWL_DOCUMENT_CONCURRENCY, {
+    settings, tesseractPath: ocrOn ? config.TRAWL_TESSERACT_PATH : null, ocrConcurrency: config.TRAWL_OCR_CONCURRENCY,
+  }, config.TRAWL_DOCUMENT_MEMORY_MB);
 }
 
 /**

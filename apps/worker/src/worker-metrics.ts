@@ -40,6 +40,18 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['kind', 'status'] as const,
       registers: [registry],
     }),
+    documentPages: new Counter({
+      name: 'trawl_document_pages_total',
+      help: 'Pages (slides, sheets) of documents parsed, by format (pdf, docx, xlsx, image...) and method (text: text layer or markup; ocr)',
+      labelNames: ['format', 'method'] as const,
+      registers: [registry],
+    }),
+    documentsParsed: new Counter({
+      name: 'trawl_documents_parsed_total',
+      help: 'Documents parsed by the documents role, by format and outcome (success or error code)',
+      labelNames: ['format', 'outcome'] as const,
+      registers: [registry],
+    }),
     /** Exposes the pool's live counts (browsers and open contexts) as gauges read at scrape time. */
     trackBrowserPool(stats: () => { browsers: number; contexts: number }) {
       new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Chromium browsers running in this process', registers: [registry], collect() { this.set(stats().browsers); } });

@@ -27,6 +27,7 @@ describe('buildOpenApiDocument', () => {
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',
       '/v2/map',
+      '/v2/parse',
       '/v2/scrape',
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   apiKeyListResponseSchema,
   apiKeyParamsSchema,
@@ -20,6 +20,7 @@ import { scrapeResponseSchema } from './document.js';
 import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
+import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
 import { concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema } from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
@@ -88,6 +89,26 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     request: { params: jobIdParamsSchema },
     ok: scrapeResponseSchema,
     okDescription: 'The scraped document.',
+  });
+  route(registry, {
+    method: 'post',
+    path: '/v2/parse',
+    summary: 'Parse an uploaded file (PDF, office document, CSV, image, HTML, text) into a document',
+    request: {
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: z.object({
+              options: parseRequestSchema.optional().meta({ description: 'Scrape options as a JSON string; send this part before `file`.' }),
+              file: z.string().meta({ format: 'binary', description: `The file, at most ${MAX_PARSE_FILE_BYTES} bytes.` }),
+            }),
+          },
+        },
+      },
+    },
+    ok: scrapeResponseSchema,
+    okDescription: 'The parsed document.',
   });
   route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
   route(registry, { method: 'get', path: '/v2/crawl/active', summary: 'Running crawls of the team', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });

@@ -32,6 +32,7 @@ export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';
 export { webhookRetryDelay, MAX_WEBHOOK_RETRY_AFTER_MS } from './webhook-retry-delay.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
+export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, type RedisProcessOptions } from './redis-process.js';

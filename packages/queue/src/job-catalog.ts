@@ -6,7 +6,7 @@ import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhoo
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape', 'browser', 'crawl', 'webhook'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
@@ -37,6 +37,24 @@ export const scrapeJobSchema = z.object({
   escalation: z.enum(['js-shell', 'blocked']).optional(),
   /** Set on the pages of a crawl or batch scrape: the crawl, its kind and the page's discovery depth. */
   crawl: z.object({ id: z.uuid(), kind: z.enum(['crawl', 'batch']), depth: z.number().int().min(0) }).optional(),
+  /**
+   * Set on `documents` queue jobs: the file waits in the DocumentBodyStore under the job id. `fetch`
+   * when an engine downloaded it (the response's facts travel along), `upload` for `POST /v2/parse`.
+   */
+  document: z.object({
+    source: z.enum(['fetch', 'upload']),
+    size: z.number().int().nonnegative(),
+    /** Declared MIME type without parameters (upload: the part's Content-Type), when known. */
+    mimeType: z.string().max(256).optional(),
+    /** Upload: the file name the client gave. */
+    filename: z.string().max(1024).optional(),
+    /** Fetch: the final URL, status and headers of the response. */
+    url: z.string().optional(),
+    statusCode: z.number().int().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Fetch: the engine that downloaded it, for `proxyUsed` and billing. */
+    proxyUsed: z.enum(['basic', 'enhanced']).optional(),
+  }).optional(),
   /** Start time reserved with the per-host rate limiter (ms); set when the job was delayed for it. */
   hostSlotAt: z.number().int().optional(),
   /** The attempt (`attemptsMade`) the reserved slot belongs to: a retry reserves a new one. */
@@ -103,6 +121,11 @@ export const JOB_CATALOG = {
   scrape: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 250, retentionSec: 3600 } },
   /** Scrapes that need a real browser; consumed by the `browser` worker role. */
   browser: { payload: scrapeJobSchema, policy: { attempts: 3, backoffMs: 500, retentionSec: 3600 } },
+  /**
+   * PDFs, office files and images to parse (fetched by the other roles, or uploaded); consumed by the
+   * `documents` role. A parse failure is mostly the file's own: one retry only.
+   */
+  documents: { payload: scrapeJobSchema, policy: { attempts: 2, backoffMs: 500, retentionSec: 3600 } },
   /** Crawl control jobs and maps; consumed by the `http` worker role. */
   crawl: { payload: crawlQueueJobSchema, policy: { attempts: 5, backoffMs: 500, retentionSec: 3600 } },
   /**

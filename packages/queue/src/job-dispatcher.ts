@@ -65,7 +65,7 @@ export class JobDispatcher {
   async liveState(teamId: string, jobId: string): Promise<'live' | 'ended' | 'lost'> {
     if (await this.admission.spec(teamId, jobId)) return 'live';
     let ended = false;
-    for (const queue of ['scrape', 'browser']) {
+    for (const queue of ['scrape', 'browser', 'documents']) {
       const state = await this.queues.get(queue).getJobState(jobId);
       if (state === 'completed' || state === 'failed') ended = true;
       else if (state !== 'unknown') return 'live';

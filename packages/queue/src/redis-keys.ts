@@ -19,6 +19,7 @@
  * | `<p>:{t:ID}:last-success` | string ISO time | ResultStore |
  * | `<p>:result:<jobId>` | string JSON, expires | ResultStore |
  * | `<p>:results` | pub/sub channel of finished job ids | ResultStore |
+ * | `<p>:docbody:<jobId>` | string bytes of a fetched or uploaded document waiting for the documents role, expires | DocumentBodyStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>` | string JSON browser storage state, no expiry | ProfileStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>:lock` | string jobId of the saving session, expires | ProfileStore |
  * | `<p>:{c:ID}:crawl` | hash: kind, teamId, status, url, request, counters, limit, maxConcurrency, delayMs... | CrawlStore |
@@ -104,6 +105,9 @@ export class RedisKeys {
   }
   result(jobId: string): string {
     return `${this.prefix}:result:${jobId}`;
+  }
+  documentBody(jobId: string): string {
+    return `${this.prefix}:docbody:${jobId}`;
   }
   resultsChannel(): string {
     return `${this.prefix}:results`;

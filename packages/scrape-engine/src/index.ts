@@ -44,3 +44,9 @@ export { buildEmulation, timezoneForCountry, localeForCountry, acceptLanguageFor
 export { AdBlocker, BLOCKED_TRACKER_CATEGORIES, type AdBlockerAttachment, type AdBlockerStats } from './browser/blocking/ad-blocker.js';
 export { attachConsentDismisser, loadConsentAssets, type ConsentAssets, type ConsentDismisser } from './browser/blocking/cookie-consent.js';
 export { adBlockPlugin, cookieConsentPlugin } from './browser/browser-plugins.js';
+export type {
+  DocumentFormat, DocumentLimits, OcrEngine, PageLink, PageText, ParseDocumentOptions, ParsedDocument, TextRun,
+} from './document/types.js';
+export { detectDocumentFormat, parseDocument, type DocumentInput } from './document/parse-document.js';
+export { TesseractOcrEngine, ocrEngineAvailable } from './document/ocr/index.js';
+export { pagesToHtml } from './document/layout/index.js';

@@ -4,3 +4,4 @@ export { FakeS3Server, type FakeS3Object, type FakeS3ServerOptions } from './fak
 export { ForwardProxyFixture, type ForwardProxyOptions, type ForwardProxyRequest } from './forward-proxy.js';
 export { GeneratedSite, type ReachableOptions, type ServedPage } from './generated-site.js';
 export type { GeneratedRobots, GeneratedSiteOptions } from './site-graph.js';
+export { buildPdf, type BuildPdfOptions, type PdfTextLine } from './pdf-writer.js';

@@ -7,18 +7,28 @@ import {
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CreditLedger, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
 
 export interface ScrapeServiceDeps {
   dispatcher: JobDispatcher;
   waiter: ResultWaiter;
   results: ResultStore;
   credits: CreditLedger;
+  /** Where uploads wait for the documents role. */
+  documentBodies: DocumentBodyStore;
   /** Capabilities beyond plain HTTP that this deployment's workers serve. */
   capabilities: ReadonlySet<Capability>;
   /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
   graceMs: number;
   now?: () => number;
+}
+
+/** An uploaded file, stored in the DocumentBodyStore under `jobId`. */
+export interface StoredUpload {
+  jobId: string;
+  size: number;
+  filename: string;
+  mimeType?: string;
 }
 
 /** A scrape's job id and the document or error it ended with. */
@@ -42,25 +52,56 @@ export class ScrapeService {
     assertCapabilities(request, this.deps.capabilities);
     await this.deps.credits.ensureAvailable(team.id, 1);
     const jobId = randomUUID();
+    const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: request.url });
+    return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
+  }
+
+  /**
+   * `POST /v2/parse`: the file is already stored under its job id; the job goes straight to the
+   * documents queue through the team's concurrency group, and the file is dropped if it never runs.
+   */
+  async parse(team: Team, request: ScrapeRequest, upload: StoredUpload, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
+    try {
+      assertCapabilities(request, this.deps.capabilities);
+      const log = opts.log.child({ jobId: upload.jobId, upload: request.zeroDataRetention ? undefined : upload.filename, size: upload.size });
+      return await this.run(team, request, {
+        jobId: upload.jobId,
+        queue: 'documents',
+        document: { source: 'upload', size: upload.size, filename: upload.filename, ...(upload.mimeType ? { mimeType: upload.mimeType } : {}) },
+        log,
+        ...(opts.clientGone ? { clientGone: opts.clientGone } : {}),
+      });
+    } finally {
+      // The worker deletes it when it ends; this covers a job withdrawn or refused before it ran.
+      await this.deps.documentBodies.delete(upload.jobId);
+    }
+  }
+
+  private async run(
+    team: Team, request: ScrapeRequest,
+    opts: { jobId: string; queue: string; document?: ScrapeJob['document']; log: Logger; clientGone?: AbortSignal },
+  ): Promise<ScrapeOutcome> {
+    const { jobId, log } = opts;
     const enqueuedAt = this.now();
     const deadline = enqueuedAt + request.timeout;
     const job: ScrapeJob = {
       v: 1,
       jobId,
       teamId: team.id,
-      request: request as unknown as Record<string, unknown>, // validated ScrapeRequest; the worker re-validates
+      request: request as unknown as Record<string, unknown>, // validated; the worker re-validates
       deadline,
       mode: 'sync',
       zeroDataRetention: request.zeroDataRetention,
       ...(request.origin !== undefined ? { origin: request.origin } : {}),
+      ...(opts.document ? { document: opts.document } : {}),
     };
-    const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: request.url });
     // Subscribe before submitting so the outcome event cannot be missed.
     const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
     const admit = await this.deps.dispatcher.submit({
-      jobId, teamId: team.id, queue: needsBrowser(request) ? 'browser' : 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
+      jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
     });
     if (admit.status === 'backlog-full') {
+      this.deps.waiter.cancel(jobId);
       throw new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots; retry later', {
         retryable: true,
       });

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import type { ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import type { HtmlPipelineResult } from '@trawl/html';
 import type { FetchResult } from '@trawl/scrape-engine';
+import type { HtmlConverter } from '../html-converter.js';
 
 /** The formats of a request the HTML pipeline produces. */
 export function pipelineFormats(request: ScrapeRequest) {
@@ -24,6 +25,39 @@ export function textFormats(request: ScrapeRequest, page: FetchResult): Partial<
   if (f.links) out.links = [];
   if (f.images) out.images = [];
   return out;
+}
+
+/**
+ * The formats of a fetched page: HTML through the pipeline, text kinds as they are. `links` asks for
+ * the page's links even when the request did not (crawl discovery); `onlyMainContent` overrides the
+ * request's (a document's HTML is all content).
+ */
+export function convertPage(
+  converter: HtmlConverter, request: ScrapeRequest, page: FetchResult, signal: AbortSignal,
+  opts: { links?: boolean; onlyMainContent?: boolean } = {},
+): Promise<Partial<HtmlPipelineResult>> {
+  switch (page.kind) {
+    case 'html':
+    case 'xhtml': {
+      const formats = pipelineFormats(request);
+      return converter.convert(page.text ?? '', {
+        url: page.url,
+        formats: opts.links ? { ...formats, links: true } : formats,
+        onlyMainContent: opts.onlyMainContent ?? request.onlyMainContent,
+        ...(request.includeTags ? { includeTags: request.includeTags } : {}),
+        ...(request.excludeTags ? { excludeTags: request.excludeTags } : {}),
+        removeBase64Images: request.removeBase64Images,
+      }, signal);
+    }
+    case 'text':
+    case 'json':
+    case 'xml':
+      return Promise.resolve(textFormats(request, page));
+    default:
+      return Promise.reject(new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `Cannot convert content of type ${page.contentType}`, {
+        details: { contentType: page.contentType },
+      }));
+  }
 }
 
 /** Facts of the job that end up in `metadata`. */

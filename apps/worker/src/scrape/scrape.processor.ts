@@ -1,21 +1,24 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import {
   scrapeCredits, scrapeJobSchema,
-  type CreditLedger, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+  type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
 } from '@trawl/queue';
 import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
 import type { CrawlPages } from '../crawl/crawl-pages.js';
+import { DocumentRunner } from '../document/document-runner.js';
+import type { DocumentParser } from '../document/document-parser.js';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
-import { buildDocument, pipelineFormats, textFormats } from './build-document.js';
+import { buildDocument, convertPage } from './build-document.js';
+import type { RunResult } from './run-result.js';
 import { storeBrowserBinaries } from './browser-binaries.js';
 import { isBotWall, isJavascriptShell } from './page-signals.js';
 
-/** The queue a processor consumes: `scrape` (plain HTTP first) or `browser`. */
-export type ScrapeQueue = 'scrape' | 'browser';
+/** The queue a processor consumes: `scrape` (plain HTTP first), `browser` or `documents`. */
+export type ScrapeQueue = 'scrape' | 'browser' | 'documents';
 
 export interface ScrapeProcessorDeps {
   http: Fetcher;
@@ -24,6 +27,12 @@ export interface ScrapeProcessorDeps {
   /** Hand plain-HTTP jobs that need a browser (JS shell, `auto` bot wall) to the browser queue. */
   browserFallback: boolean;
   proxies: ProxyPools;
+  /** The parser of the documents role; absent in processes without it. */
+  documents?: DocumentParser;
+  /** Files waiting for the documents role (downloads handed over, uploads). */
+  documentBodies: DocumentBodyStore;
+  /** Hand PDFs, office files, CSV and images to the documents queue; false refuses them. */
+  documentParsing: boolean;
   /** Where screenshots and action PDFs go; required by the browser role. */
   blobs?: BlobStore;
   /** Lifetime of the blob URLs put in documents, seconds. */
@@ -49,15 +58,17 @@ export interface ScrapeProcessorDeps {
 function parsePayload(data: unknown): { job: ScrapeJob; request: ScrapeRequest } {
   const job = scrapeJobSchema.safeParse(data);
   if (!job.success) throw new UnrecoverableError(`invalid scrape job payload: ${job.error.message}`);
+  if (job.data.document?.source === 'upload') {
+    // An upload has a file: URL of its name instead of a page to fetch.
+    const { url, ...options } = job.data.request;
+    const request = parseRequestSchema.safeParse(options);
+    if (!request.success || typeof url !== 'string') throw new UnrecoverableError(`invalid parse request in job: ${request.error?.message ?? 'no url'}`);
+    return { job: job.data, request: { ...request.data, url } };
+  }
   const request = scrapeRequestSchema.safeParse(job.data.request);
   if (!request.success) throw new UnrecoverableError(`invalid scrape request in job: ${request.error.message}`);
   return { job: job.data, request: request.data };
 }
-
-/** What running the engines ended with: a document, or the job moved to the browser queue. */
-type RunResult =
-  | { kind: 'document'; document: Record<string, unknown>; engine: string; links?: string[]; finalUrl: string }
-  | { kind: 'handed-off' };
 
 /**
  * Executes one scrape job: engine -> convert -> document -> charge -> store -> release the slot.
@@ -67,12 +78,14 @@ type RunResult =
  */
 export class ScrapeProcessor {
   private readonly now: () => number;
+  private readonly documents: DocumentRunner;
 
   constructor(
     private readonly queue: ScrapeQueue,
     private readonly deps: ScrapeProcessorDeps,
   ) {
     this.now = deps.now ?? Date.now;
+    this.documents = new DocumentRunner(deps);
   }
 
   async process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
@@ -108,6 +121,7 @@ export class ScrapeProcessor {
       }
       engine = result.engine;
       await this.finish(job, { ok: true, document: result.document }, log, result);
+      if (job.document) await this.deps.documentBodies.delete(job.jobId);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'success' }, (this.now() - started) / 1000);
       return { ok: true };
     } catch (err) {
@@ -121,6 +135,7 @@ export class ScrapeProcessor {
       if (te.code === 'UNKNOWN_ERROR') log.error({ err }, 'scrape failed unexpectedly');
       else log.info({ code: te.code }, 'scrape failed');
       await this.finish(job, { ok: false, error: te.toData() }, log);
+      if (job.document) await this.deps.documentBodies.delete(job.jobId);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: te.code }, (this.now() - started) / 1000);
       throw new UnrecoverableError(te.code);
     }
@@ -147,6 +162,10 @@ export class ScrapeProcessor {
 
   private async run(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<RunResult> {
     if (this.queue === 'browser') return this.runBrowser(job, request, log);
+    if (this.queue === 'documents') {
+      const { signal } = this.signalFor(job);
+      return this.documents.run(job, request, signal, await this.deps.crawlPages.wantsLinks(job));
+    }
     const { signal } = this.signalFor(job);
     const page = await this.deps.http.fetch({
       url: request.url,
@@ -157,6 +176,8 @@ export class ScrapeProcessor {
       ...this.proxyFor('basic', request),
       ...(request.location?.languages?.length ? { acceptLanguage: acceptLanguageFor(request.location.languages) } : {}),
     });
+    const toDocuments = await this.documents.takeOver(job, request, page, 'basic');
+    if (toDocuments) return toDocuments;
     const html = page.kind === 'html' || page.kind === 'xhtml' ? page.text ?? '' : undefined;
     if (this.deps.browserFallback && request.proxy === 'auto' && isBotWall(page.statusCode, html)) {
       log.info({ statusCode: page.statusCode }, 'blocked on the basic tier, retrying with the enhanced tier');
@@ -206,6 +227,8 @@ export class ScrapeProcessor {
         page = await this.browserFetch(browser, job, request, tier, storageState, saveProfile);
       }
       if (saveProfile && page.storageState) await this.deps.profiles.save(job.teamId, profile.name, page.storageState);
+      const toDocuments = await this.documents.takeOver(job, request, page, tier);
+      if (toDocuments) return toDocuments;
       const { signal } = this.signalFor(job);
       const converted = await this.convert(request, page, signal, await this.deps.crawlPages.wantsLinks(job));
       const binaries = await storeBrowserBinaries(page, { blobs: this.deps.blobs, teamId: job.teamId, jobId: job.jobId, urlTtlSec: this.deps.blobUrlTtlSec });
@@ -251,34 +274,8 @@ export class ScrapeProcessor {
   }
 
   /** Runs the conversion; `links` asks for the page's links even when the request did not (crawl discovery). */
-  private async convert(request: ScrapeRequest, page: FetchResult, signal: AbortSignal, links = false) {
-    switch (page.kind) {
-      case 'html':
-      case 'xhtml': {
-        const formats = pipelineFormats(request);
-        return this.deps.converter.convert(page.text ?? '', {
-          url: page.url,
-          formats: links ? { ...formats, links: true } : formats,
-          onlyMainContent: request.onlyMainContent,
-          ...(request.includeTags ? { includeTags: request.includeTags } : {}),
-          ...(request.excludeTags ? { excludeTags: request.excludeTags } : {}),
-          removeBase64Images: request.removeBase64Images,
-        }, signal);
-      }
-      case 'text':
-      case 'json':
-      case 'xml':
-        return textFormats(request, page);
-      case 'pdf':
-      case 'document':
-        throw new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `The target is a ${page.kind === 'pdf' ? 'PDF' : 'document'} (${page.contentType}); document parsing is not available on this server yet`, {
-          details: { contentType: page.contentType },
-        });
-      default:
-        throw new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `Cannot convert content of type ${page.contentType}`, {
-          details: { contentType: page.contentType },
-        });
-    }
+  private convert(request: ScrapeRequest, page: FetchResult, signal: AbortSignal, links = false) {
+    return convertPage(this.deps.converter, request, page, signal, { links });
   }
 
   /**

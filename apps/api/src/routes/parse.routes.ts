@@ -1,0 +1,138 @@
+import { Router, type Request } from 'express';
+import busboy from 'busboy';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
+import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
+import { parseOrThrow } from '../middleware/validate.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { locals, teamOf } from '../request-context.js';
+import type { ScrapeService, StoredUpload } from '../services/scrape.service.js';
+
+export interface ParseRoutesDeps {
+  scrape: ScrapeService;
+  limiter: RateLimiter;
+  credits: CreditLedger;
+  documentBodies: DocumentBodyStore;
+  /** Documents workers are deployed; false answers 400 UNSUPPORTED_OPTION. */
+  enabled: boolean;
+  /** Largest `options` part, bytes (the JSON body limit). */
+  maxOptionsBytes: number;
+  /** Largest file, bytes. Default 50 MiB. */
+  maxFileBytes?: number;
+}
+
+/** The multipart body of a parse: the `options` JSON text and the stored file. */
+interface ParseUpload {
+  options: string | undefined;
+  upload: StoredUpload | undefined;
+}
+
+/** MIME type without parameters, lower-cased; undefined for the generic types a browser sends for anything. */
+function declaredType(mimeType: string): string | undefined {
+  const t = mimeType.split(';')[0]?.trim().toLowerCase();
+  return t && t !== 'application/octet-stream' ? t : undefined;
+}
+
+/**
+ * Reads a `multipart/form-data` parse request as it arrives: the `file` part streams into the
+ * DocumentBodyStore in 1 MiB chunks (the gateway never holds the file), `options` is kept as text.
+ */
+function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promise<ParseUpload> {
+  const maxFileBytes = deps.maxFileBytes ?? MAX_PARSE_FILE_BYTES;
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers,
+        limits: { files: 1, fields: 20, fieldSize: deps.maxOptionsBytes, fileSize: maxFileBytes + 1, parts: 25 },
+      });
+    } catch (err) {
+      reject(new TrawlError('BAD_REQUEST', `A parse request is multipart/form-data with a file part: ${(err as Error).message}`));
+      return;
+    }
+    const result: ParseUpload = { options: undefined, upload: undefined };
+    let storing: Promise<void> | undefined;
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(bb);
+      req.resume(); // drain what is left so the error answer can be sent
+      reject(err);
+    };
+    bb.on('field', (name, value, info) => {
+      if (name !== 'options') return;
+      if (info.valueTruncated) fail(new TrawlError('PAYLOAD_TOO_LARGE', `The options part is larger than ${deps.maxOptionsBytes} bytes`));
+      else result.options = value;
+    });
+    bb.on('file', (name, stream: Readable, info) => {
+      if (name !== 'file' || result.upload || storing) {
+        stream.resume();
+        return;
+      }
+      const jobId = randomUUID();
+      const filename = (info.filename ?? '').trim() || 'upload';
+      const mimeType = declaredType(info.mimeType);
+      storing = deps.documentBodies.put(jobId, stream, { ttlSec, maxBytes: maxFileBytes }).then(
+        (size) => {
+          result.upload = { jobId, size, filename, ...(mimeType ? { mimeType } : {}) };
+        },
+        (err: unknown) => {
+          stream.resume();
+          fail(err);
+        },
+      );
+    });
+    bb.on('partsLimit', () => fail(new TrawlError('BAD_REQUEST', 'Too many parts: send `options` and `file`')));
+    bb.on('error', (err) => fail(new TrawlError('BAD_REQUEST', `Malformed multipart body: ${(err as Error).message}`)));
+    bb.on('close', () => {
+      void (storing ?? Promise.resolve()).then(() => {
+        if (!failed) resolve(result);
+      });
+    });
+    req.on('aborted', () => fail(new TrawlError('BAD_REQUEST', 'The upload was interrupted')));
+    req.pipe(bb);
+  });
+}
+
+/** POST /v2/parse (behind API-key auth): a file (PDF, office, CSV, image, HTML, text) -> Document. */
+export function parseRoutes(deps: ParseRoutesDeps): Router {
+  const router = Router();
+  router.post('/v2/parse', rateLimit(deps.limiter, 'api'), async (req, res) => {
+    if (!deps.enabled) {
+      throw new TrawlError('UNSUPPORTED_OPTION', 'Document parsing is not deployed on this server', { details: { option: 'file', capability: 'documents' } });
+    }
+    if (!req.is('multipart/form-data')) {
+      throw new TrawlError('BAD_REQUEST', 'Send multipart/form-data with an `options` JSON part and a `file` part');
+    }
+    const team = teamOf(res);
+    await deps.credits.ensureAvailable(team.id, 1);
+    // Until the job's own deadline exists, the stored file lives as long as the longest timeout.
+    const { options, upload } = await readUpload(req, deps, 360);
+    if (!upload) throw new TrawlError('BAD_REQUEST', 'The request has no `file` part');
+    let request: ScrapeRequest;
+    try {
+      if (upload.size === 0) throw new TrawlError('BAD_REQUEST', 'The file is empty');
+      let raw: unknown = {};
+      if (options !== undefined && options.trim() !== '') {
+        try {
+          raw = JSON.parse(options);
+        } catch {
+          throw new TrawlError('BAD_REQUEST_INVALID_JSON', 'The options part is not valid JSON');
+        }
+      }
+      request = { ...parseOrThrow(parseRequestSchema, raw), url: uploadSourceUrl(upload.filename) };
+    } catch (err) {
+      await deps.documentBodies.delete(upload.jobId);
+      throw err;
+    }
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    const { document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal });
+    res.json({ success: true, data: document });
+  });
+  return router;
+}

@@ -1,0 +1,146 @@
+import { Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
+import { TrawlError, isErrorData, type ErrorData } from '@trawl/api-schema';
+
+/** Options of a {@link ThreadPool}. */
+export interface ThreadPoolOptions {
+  /** What the work is, for error messages (`HTML conversion`, `document parsing`). */
+  label: string;
+  /** Heap limits of each thread: a task that exceeds them kills only its thread. */
+  resourceLimits?: ResourceLimits;
+  /** Passed to each thread as `workerData`. */
+  workerData?: unknown;
+  /** Error code of a task whose thread ran out of memory. Default SCRAPE_FAILED. */
+  crashCode?: 'SCRAPE_FAILED' | 'DOCUMENT_TOO_LARGE';
+}
+
+/** What a thread script posts back: a result, or an error as data (a TrawlError keeps its code). */
+export type ThreadReply<R> = { id: number; result: R } | { id: number; error: ErrorData | string };
+
+interface Task<Q, R> {
+  id: number;
+  request: Q;
+  transfer: Transferable[];
+  signal: AbortSignal;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot<Q, R> {
+  worker: Worker;
+  task: Task<Q, R> | undefined;
+}
+
+/**
+ * A fixed pool of worker threads running one script. A task that outlives its signal (the job's
+ * deadline, shutdown) gets its thread terminated and replaced, and so does a thread that dies under a
+ * task (out of memory), so a pathological input cannot wedge or kill the worker process.
+ * The script answers `{id, request}` messages with a {@link ThreadReply}.
+ */
+export class ThreadPool<Q, R> {
+  private readonly slots: Slot<Q, R>[] = [];
+  private readonly queue: Task<Q, R>[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly script: URL,
+    size: number,
+    private readonly opts: ThreadPoolOptions,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  run(request: Q, signal: AbortSignal, transfer: Transferable[] = []): Promise<R> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new TrawlError('SERVICE_UNAVAILABLE', `${this.opts.label} is shutting down`, { retryable: true }));
+      if (signal.aborted) return reject(this.abortError(signal));
+      const task: Task<Q, R> = { id: this.nextId++, request, transfer, signal, resolve, reject };
+      const onAbort = () => this.abort(task);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const done = <T>(fn: (v: T) => void) => (v: T) => {
+        signal.removeEventListener('abort', onAbort);
+        fn(v);
+      };
+      task.resolve = done(resolve);
+      task.reject = done(reject);
+      this.queue.push(task);
+      this.pump();
+    });
+  }
+
+  private spawn(): Slot<Q, R> {
+    const worker = new Worker(this.script, {
+      ...(this.opts.resourceLimits ? { resourceLimits: this.opts.resourceLimits } : {}),
+      ...(this.opts.workerData !== undefined ? { workerData: this.opts.workerData } : {}),
+    });
+    const slot: Slot<Q, R> = { worker, task: undefined };
+    worker.on('message', (msg: ThreadReply<R>) => {
+      const task = slot.task;
+      if (!task || task.id !== msg.id) return;
+      slot.task = undefined;
+      if ('result' in msg) task.resolve(msg.result);
+      else task.reject(this.replyError(msg.error));
+      this.pump();
+    });
+    worker.on('error', (err) => this.replace(slot, err));
+    worker.on('exit', (code) => {
+      if (!this.closed && this.slots.includes(slot)) this.replace(slot, new Error(`thread exited with ${code}`));
+    });
+    worker.unref();
+    return slot;
+  }
+
+  private replyError(error: ErrorData | string): TrawlError {
+    if (isErrorData(error)) return TrawlError.fromData(error);
+    return new TrawlError('SCRAPE_FAILED', `${this.opts.label} failed: ${typeof error === 'string' ? error : String((error as { message?: unknown }).message)}`);
+  }
+
+  private replace(slot: Slot<Q, R>, err: unknown): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    const task = slot.task;
+    slot.task = undefined;
+    void slot.worker.terminate();
+    if (task) {
+      const oom = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      task.reject(oom
+        ? new TrawlError(this.opts.crashCode ?? 'SCRAPE_FAILED', `${this.opts.label} ran out of memory`, { details: { limit: 'memory' } })
+        : TrawlError.from(err));
+    }
+    if (!this.closed) this.slots.push(this.spawn());
+    this.pump();
+  }
+
+  private abortError(signal: AbortSignal): TrawlError {
+    const reason: unknown = signal.reason;
+    return reason instanceof TrawlError ? reason : new TrawlError('SCRAPE_TIMEOUT', `${this.opts.label} exceeded the deadline`);
+  }
+
+  private abort(task: Task<Q, R>): void {
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const slot = this.slots.find((s) => s.task === task);
+    task.reject(this.abortError(task.signal));
+    if (slot) {
+      slot.task = undefined;
+      this.replace(slot, new Error('aborted'));
+    }
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (slot.task) continue;
+      const task = this.queue.shift();
+      if (!task) return;
+      slot.task = task;
+      slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.reject(new TrawlError('SERVICE_UNAVAILABLE', 'shutting down', { retryable: true }));
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+}

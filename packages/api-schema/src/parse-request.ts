@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { clientTagFields } from './scrape-request.js';
+import { checkScrapeOptions, scrapeOptionsObjectSchema } from './scrape-options.js';
+
+/** Formats a parse cannot produce: they need a live page (screenshot, branding, audio) or a URL history. */
+const PAGE_ONLY_FORMATS = new Set(['screenshot', 'changeTracking', 'branding', 'audio', 'video']);
+
+/** Largest file `POST /v2/parse` accepts, bytes (50 MiB). */
+export const MAX_PARSE_FILE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The `options` part of `POST /v2/parse` (multipart: `options` JSON, then `file`): scrape options
+ * without what needs a live page (waitFor, mobile, actions, location, cache modes, profiles). After
+ * parsing, the page-only fields hold their neutral values so the job is a scrape request without a URL.
+ */
+export const parseRequestSchema = scrapeOptionsObjectSchema
+  .omit({
+    waitFor: true, mobile: true, actions: true, location: true, maxAge: true, minAge: true, storeInCache: true,
+    lockdown: true, profile: true, threatProtection: true, proxy: true,
+  })
+  .extend({
+    /** Accepted for compatibility: a parse fetches nothing, so the tier changes nothing. */
+    proxy: z.enum(['basic', 'auto']).default('auto'),
+    /** Full zero data retention for this parse. Default false. */
+    zeroDataRetention: z.boolean().default(false),
+    ...clientTagFields,
+  })
+  .superRefine((body, ctx) => {
+    checkScrapeOptions({ timeout: body.timeout, waitFor: 0 }, ctx);
+    body.formats?.forEach((f, i) => {
+      if (PAGE_ONLY_FORMATS.has(f.type)) {
+        ctx.addIssue({ code: 'custom', path: ['formats', i], message: `The ${f.type} format needs a live page; parse does not support it` });
+      }
+    });
+  })
+  .transform((body) => ({
+    ...body,
+    waitFor: 0,
+    mobile: false,
+    lockdown: false,
+    storeInCache: false,
+    maxAge: 0,
+  }))
+  .meta({ id: 'ParseOptions' });
+
+/** The parse options as sent by the client. */
+export type ParseRequestInput = z.input<typeof parseRequestSchema>;
+/** The parse options after parsing. */
+export type ParseRequest = z.output<typeof parseRequestSchema>;
+
+/** The `sourceURL` of an uploaded file: a `file:` URL of its name. */
+export function uploadSourceUrl(filename: string): string {
+  return `file:///${encodeURIComponent(filename)}`;
+}
