@@ -2,6 +2,7 @@ import type { Block, TableCell } from './blocks.js';
 import type { DocxNumbering, DocxStyles } from './docx-styles.js';
 import { onOff } from './docx-styles.js';
 import { escapeHtml } from './html-text.js';
+import { hyperlinkFieldTarget } from './hyperlink-field.js';
 import { InlineBuilder, type RunFormat } from './inline-builder.js';
 import type { Relationship } from './opc-package.js';
 import { attr, type XmlHandler, type XmlTag } from './xml-stream.js';
@@ -87,7 +88,7 @@ export class DocxBodyBuilder implements XmlHandler {
       case 'br': case 'cr': if (attr(tag, 'type') !== 'page' && attr(tag, 'type') !== 'column') p?.inline.lineBreak(); return;
       case 'noBreakHyphen': p?.inline.text('-', this.#format()); return;
       case 'hyperlink': this.#links.push(this.#hyperlinkTarget(tag)); return;
-      case 'fldSimple': this.#fields.push({ instr: attr(tag, 'instr') ?? '', inResult: true, href: fieldHref(attr(tag, 'instr') ?? '') }); return;
+      case 'fldSimple': this.#fields.push({ instr: attr(tag, 'instr') ?? '', inResult: true, href: hyperlinkFieldTarget(attr(tag, 'instr') ?? '') }); return;
       case 'fldChar': this.#fieldChar(attr(tag, 'fldCharType')); return;
       case 'footnoteReference': case 'endnoteReference': this.#noteReference(tag); return;
       case 'footnote': case 'endnote': this.#startNote(tag); return;
@@ -154,7 +155,7 @@ export class DocxBodyBuilder implements XmlHandler {
     if (type === 'begin') this.#fields.push({ instr: '', inResult: false });
     else if (type === 'separate') {
       const f = this.#fields.at(-1);
-      if (f) (f.inResult = true), (f.href = fieldHref(f.instr));
+      if (f) (f.inResult = true), (f.href = hyperlinkFieldTarget(f.instr));
     } else if (type === 'end') this.#fields.pop();
   }
 
@@ -276,11 +277,4 @@ export class DocxBodyBuilder implements XmlHandler {
     if (t.headerRows === 0 && t.rows.length > 1) for (const c of t.rows[0] ?? []) c.header = true;
     (this.#containers.at(-1) ?? this.blocks).push({ kind: 'table', rows: t.rows });
   }
-}
-
-/** The URL of a `HYPERLINK "url"` field instruction (in-document `\l` bookmarks are not links here). */
-function fieldHref(instr: string): string | undefined {
-  const m = /^\s*HYPERLINK\s+(?:"([^"]*)"|(\S+))/i.exec(instr);
-  if (!m || /\\l\b/.test(instr.slice(0, m.index + m[0].length))) return undefined;
-  return m[1] ?? m[2];
 }
