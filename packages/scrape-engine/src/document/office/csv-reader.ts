@@ -86,7 +86,12 @@ export function detectDelimiter(text: string): string {
     for (const c of votes) tally.set(c, (tally.get(c) ?? 0) + 1);
     let mode = 1;
     let freq = 0;
-    for (const [c, f] of tally) if (f > freq || (f === freq && c > mode)) (mode = c), (freq = f);
+    for (const [c, f] of tally) {
+      if (f > freq || (f === freq && c > mode)) {
+        mode = c;
+        freq = f;
+      }
+    }
     if (mode < 2) continue;
     const score = (freq / votes.length) * 1000 + Math.min(mode, 100);
     if (score > best.score) best = { delimiter, score };

@@ -155,7 +155,10 @@ export class DocxBodyBuilder implements XmlHandler {
     if (type === 'begin') this.#fields.push({ instr: '', inResult: false });
     else if (type === 'separate') {
       const f = this.#fields.at(-1);
-      if (f) (f.inResult = true), (f.href = hyperlinkFieldTarget(f.instr));
+      if (f) {
+        f.inResult = true;
+        f.href = hyperlinkFieldTarget(f.instr);
+      }
     } else if (type === 'end') this.#fields.pop();
   }
 
@@ -220,7 +223,11 @@ export class DocxBodyBuilder implements XmlHandler {
 
   #startRow(): void {
     const t = this.#tables.at(-1);
-    if (t) (t.row = []), (t.col = 0), (t.headerRow = false);
+    if (t) {
+      t.row = [];
+      t.col = 0;
+      t.headerRow = false;
+    }
   }
 
   #tableProperty(tag: XmlTag): void {

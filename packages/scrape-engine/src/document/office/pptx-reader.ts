@@ -124,7 +124,7 @@ class SlideBuilder implements XmlHandler {
       case 'p': if (tag.uri.includes('drawingml')) this.#endParagraph(); return;
       case 'sp': this.#shape = undefined; return;
       case 'tc': this.#containers.pop(); return;
-      case 'tr': { const t = this.#tables.at(-1); if (t?.row) t.rows.push(t.row), (t.row = undefined); return; }
+      case 'tr': { const t = this.#tables.at(-1); if (t?.row) { t.rows.push(t.row); t.row = undefined; } return; }
       case 'tbl': this.#endTable(); return;
     }
   }

@@ -36,13 +36,15 @@ const SPECIAL: Record<string, string> = {
   emdash: '\u2014', endash: '\u2013', bullet: '\u2022', lquote: '\u2018', rquote: '\u2019', ldblquote: '\u201c', rdblquote: '\u201d',
   emspace: '\u2003', enspace: '\u2002', qmspace: '\u2005', tab: ' ', zwj: '\u200d', zwnj: '\u200c',
 };
+type Decoder = InstanceType<typeof TextDecoder>;
+
 const FONT_CHARSETS: Record<number, string> = {
   128: 'shift_jis', 129: 'euc-kr', 134: 'gbk', 136: 'big5', 161: 'windows-1253', 162: 'windows-1254', 163: 'windows-1258',
   177: 'windows-1255', 178: 'windows-1256', 186: 'windows-1257', 204: 'windows-1251', 222: 'windows-874', 238: 'windows-1250',
 };
 
 /** A Windows code page number as a decoder (windows-1252 when the runtime does not know it). */
-function codePageDecoder(cp: number): TextDecoder {
+function codePageDecoder(cp: number): Decoder {
   const label = cp === 932 ? 'shift_jis' : cp === 936 ? 'gbk' : cp === 949 ? 'euc-kr' : cp === 950 ? 'big5' : cp === 10000 ? 'macintosh'
     : cp === 65001 ? 'utf-8' : cp === 20866 ? 'koi8-r' : `windows-${cp}`;
   try {
@@ -152,7 +154,7 @@ class RtfReader {
     this.#emit(text);
   }
 
-  #decoderFor(): TextDecoder {
+  #decoderFor(): Decoder {
     const charset = this.#state.font === undefined ? undefined : this.#fontCharsets.get(this.#state.font);
     if (charset === undefined) return this.#decoder;
     try {
@@ -244,16 +246,28 @@ class RtfReader {
     if (word === 'fonttbl') s.dest = 'fonttbl';
     else if (word === 'stylesheet') s.dest = 'stylesheet';
     else if (word === 'info') s.dest = 'skip';
-    else if (INFO_FIELDS[word] && this.#stack.length >= 1) (s.dest = 'meta'), (s.metaKey = INFO_FIELDS[word]);
-    else if (word === 'creatim' || word === 'revtim') (s.dest = 'date'), (s.metaKey = word === 'creatim' ? 'created' : 'modified');
+    else if (INFO_FIELDS[word] && this.#stack.length >= 1) {
+      s.dest = 'meta';
+      s.metaKey = INFO_FIELDS[word];
+    }
+    else if (word === 'creatim' || word === 'revtim') {
+      s.dest = 'date';
+      s.metaKey = word === 'creatim' ? 'created' : 'modified';
+    }
     else if (word === 'field') s.field = { instr: '' };
     else if (word === 'fldinst') s.dest = 'fldinst';
     else if (word === 'fldrslt') {
       if (this.#stack.at(-1)?.dest === 'body') s.dest = 'body';
       s.href = hyperlinkFieldTarget(s.field?.instr ?? '') ?? s.href;
     }
-    else if (word === 'listtext' || word === 'pntext') (s.dest = 'listtext'), (this.#listMarker = '');
-    else if (word === 'object') (s.objectResult = s.dest === 'body' ? 'body' : 'skip'), (s.dest = 'skip');
+    else if (word === 'listtext' || word === 'pntext') {
+      s.dest = 'listtext';
+      this.#listMarker = '';
+    }
+    else if (word === 'object') {
+      s.objectResult = s.dest === 'body' ? 'body' : 'skip';
+      s.dest = 'skip';
+    }
     else if (word === 'result') s.dest = s.objectResult ?? 'skip';
     else if (SKIPPED.has(word) || ignorable) s.dest = 'skip';
     else return false;

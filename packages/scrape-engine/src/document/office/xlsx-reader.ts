@@ -112,7 +112,10 @@ function readSharedStrings(zip: ZipArchive, part: string, xml: StreamXmlOptions)
       if (inT && phonetic === 0 && buf !== undefined) buf += t;
     },
     close(tag) {
-      if (tag.local === 'si') out.push(decodeOoxmlEscapes(buf ?? '')), (buf = undefined);
+      if (tag.local === 'si') {
+        out.push(decodeOoxmlEscapes(buf ?? ''));
+        buf = undefined;
+      }
       else if (tag.local === 'rPh') phonetic--;
       else if (tag.local === 't') inT = false;
     },
@@ -153,7 +156,10 @@ function readSheet(zip: ZipArchive, part: string, book: Workbook, budget: CellBu
         case 'row': row = Number(attr(tag, 'r') ?? row + 2) - 1; col = -1; break;
         case 'c': {
           const ref = parseCellRef(attr(tag, 'r') ?? '');
-          if (ref) (row = ref.row), (col = ref.col);
+          if (ref) {
+            row = ref.row;
+            col = ref.col;
+          }
           else col++;
           cell = { type: attr(tag, 't') ?? 'n', kind: book.styleKinds[Number(attr(tag, 's') ?? 0)] ?? 'number', value: '', inline: '' };
           break;

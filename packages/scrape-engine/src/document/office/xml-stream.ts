@@ -48,7 +48,7 @@ const MAX_XML_WARNINGS = 3;
  */
 export function streamXml(zip: ZipArchive, part: string, handler: XmlHandler, opts: StreamXmlOptions): void {
   const parser = createParser(part, handler, opts);
-  let decoder: TextDecoder | undefined;
+  let decoder: InstanceType<typeof TextDecoder> | undefined;
   zip.stream(part, (chunk) => {
     decoder ??= new TextDecoder(chunk[0] === 0xff && chunk[1] === 0xfe ? 'utf-16le' : chunk[0] === 0xfe && chunk[1] === 0xff ? 'utf-16be' : 'utf-8');
     parser.write(decoder.decode(chunk, { stream: true }));

@@ -237,8 +237,14 @@ function applyZip64Extra(entry: ZipEntry, bytes: Uint8Array, start: number, len:
     const size = u16(bytes, q + 2);
     if (id === 0x0001) {
       let f = q + 4;
-      if (entry.declaredSize === 0xffffffff && f + 8 <= q + 4 + size) (entry.declaredSize = u64(bytes, f)), (f += 8);
-      if (entry.compressedSize === 0xffffffff && f + 8 <= q + 4 + size) (entry.compressedSize = u64(bytes, f)), (f += 8);
+      if (entry.declaredSize === 0xffffffff && f + 8 <= q + 4 + size) {
+        entry.declaredSize = u64(bytes, f);
+        f += 8;
+      }
+      if (entry.compressedSize === 0xffffffff && f + 8 <= q + 4 + size) {
+        entry.compressedSize = u64(bytes, f);
+        f += 8;
+      }
       if (entry.localHeaderOffset === 0xffffffff && f + 8 <= q + 4 + size) entry.localHeaderOffset = u64(bytes, f);
       return;
     }

@@ -340,7 +340,54 @@ function odt() {
   }, { stored: ['mimetype'] });
 }
 
+// ---------------------------------------------------------------- ODS, ODP
+const ODF_NS = 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" ' +
+  'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ' +
+  'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" ' +
+  'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" ' +
+  'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" office:version="1.3"';
+
+function odfPackage(name, mediaType, body, automaticStyles = '') {
+  const manifest = `${XML}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">` +
+    `<manifest:file-entry manifest:full-path="/" manifest:version="1.3" manifest:media-type="${mediaType}"/>` +
+    `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/><manifest:file-entry manifest:full-path="meta.xml" manifest:media-type="text/xml"/></manifest:manifest>`;
+  writeZip(name, {
+    mimetype: mediaType,
+    'content.xml': `${XML}<office:document-content ${ODF_NS}><office:automatic-styles>${automaticStyles}</office:automatic-styles><office:body>${body}</office:body></office:document-content>`,
+    'meta.xml': `${XML}<office:document-meta ${ODF_NS}><office:meta><dc:title>${name}</dc:title></office:meta></office:document-meta>`,
+    'META-INF/manifest.xml': manifest,
+  }, { stored: ['mimetype'] });
+}
+
+function ods() {
+  const cell = (text, attrs = '') => `<table:table-cell office:value-type="string"${attrs}><text:p>${text}</text:p></table:table-cell>`;
+  const body = `<office:spreadsheet>` +
+    `<table:table table:name="Inventory" table:style-name="ta1"><table:table-column table:number-columns-repeated="3"/>` +
+    `<table:table-row>${cell('Item')}${cell('Count')}${cell('Since')}<table:table-cell table:number-columns-repeated="16381"/></table:table-row>` +
+    `<table:table-row><table:table-cell office:value-type="string"><text:p>Bolts &amp; nuts</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="1500"><text:p>1,500</text:p></table:table-cell>` +
+    `<table:table-cell office:value-type="date" office:date-value="2024-01-31"><text:p>01/31/24</text:p></table:table-cell><table:table-cell table:number-columns-repeated="16381"/></table:table-row>` +
+    `<table:table-row>${cell('Spanning total', ' table:number-columns-spanned="2"')}<table:covered-table-cell/>${cell('n/a')}</table:table-row>` +
+    `<table:table-row table:number-rows-repeated="1048573"><table:table-cell table:number-columns-repeated="16384"/></table:table-row></table:table>` +
+    `<table:table table:name="Secret" table:style-name="ta2"><table:table-row>${cell('hidden value')}</table:table-row></table:table>` +
+    `</office:spreadsheet>`;
+  odfPackage('stock.ods', 'application/vnd.oasis.opendocument.spreadsheet', body,
+    `<style:style style:name="ta1" style:family="table"><style:table-properties table:display="true"/></style:style>` +
+    `<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>`);
+}
+
+function odp() {
+  const frame = (cls, inner) => `<draw:frame presentation:class="${cls}" svg:x="1cm" svg:y="1cm" svg:width="20cm" svg:height="3cm"><draw:text-box>${inner}</draw:text-box></draw:frame>`;
+  const body = `<office:presentation>` +
+    `<draw:page draw:name="page1">${frame('title', '<text:p>Hello ODP</text:p>')}${frame('outline', '<text:list><text:list-item><text:p>Point one</text:p><text:list><text:list-item><text:p>Detail</text:p></text:list-item></text:list></text:list-item><text:list-item><text:p>Point two</text:p></text:list-item></text:list>')}` +
+    `${frame('page-number', '<text:p>1</text:p>')}</draw:page>` +
+    `<draw:page draw:name="page2">${frame('title', '<text:p>Second</text:p>')}${frame('subtitle', '<text:p>Closing words</text:p>')}<presentation:notes><draw:frame><draw:text-box><text:p>speaker notes</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>` +
+    `</office:presentation>`;
+  odfPackage('talk.odp', 'application/vnd.oasis.opendocument.presentation', body);
+}
+
 docx();
 xlsx();
+ods();
+odp();
 pptx();
 odt();
