@@ -1,3 +1,4 @@
+import { decodeBytes } from '../../charset.js';
 import type { ParseDocumentOptions, ParsedDocument } from '../types.js';
 import { htmlDocument } from './html-text.js';
 import { ParseGuard } from './parse-guard.js';
@@ -20,7 +21,7 @@ export function decodeCsvText(bytes: Uint8Array): { text: string; encoding: stri
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
   } catch {
-    return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252' };
+    return { text: decodeBytes(bytes, 'windows-1252'), encoding: 'windows-1252' };
   }
 }
 

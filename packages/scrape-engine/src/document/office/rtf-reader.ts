@@ -1,3 +1,4 @@
+import { decodeBytes, normalizeCharsetLabel } from '../../charset.js';
 import type { ParseDocumentOptions, ParsedDocument } from '../types.js';
 import { renderBlocks, type Block, type TableCell } from './blocks.js';
 import { htmlDocument } from './html-text.js';
@@ -36,22 +37,16 @@ const SPECIAL: Record<string, string> = {
   emdash: '\u2014', endash: '\u2013', bullet: '\u2022', lquote: '\u2018', rquote: '\u2019', ldblquote: '\u201c', rdblquote: '\u201d',
   emspace: '\u2003', enspace: '\u2002', qmspace: '\u2005', tab: ' ', zwj: '\u200d', zwnj: '\u200c',
 };
-type Decoder = InstanceType<typeof TextDecoder>;
-
 const FONT_CHARSETS: Record<number, string> = {
   128: 'shift_jis', 129: 'euc-kr', 134: 'gbk', 136: 'big5', 161: 'windows-1253', 162: 'windows-1254', 163: 'windows-1258',
   177: 'windows-1255', 178: 'windows-1256', 186: 'windows-1257', 204: 'windows-1251', 222: 'windows-874', 238: 'windows-1250',
 };
 
-/** A Windows code page number as a decoder (windows-1252 when the runtime does not know it). */
-function codePageDecoder(cp: number): Decoder {
+/** A Windows code page number as a WHATWG encoding name (windows-1252 when the runtime does not know it). */
+function codePageEncoding(cp: number): string {
   const label = cp === 932 ? 'shift_jis' : cp === 936 ? 'gbk' : cp === 949 ? 'euc-kr' : cp === 950 ? 'big5' : cp === 10000 ? 'macintosh'
     : cp === 65001 ? 'utf-8' : cp === 20866 ? 'koi8-r' : `windows-${cp}`;
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return new TextDecoder('windows-1252');
-  }
+  return normalizeCharsetLabel(label) ?? 'windows-1252';
 }
 
 /**
@@ -88,7 +83,7 @@ class RtfReader {
   readonly #metadata: Record<string, string> = {};
   readonly #fontCharsets = new Map<number, string>();
   readonly #styleHeadings = new Map<number, number>();
-  #decoder = new TextDecoder('windows-1252');
+  #encoding = 'windows-1252';
   #stack: GroupState[] = [];
   #state: GroupState = { dest: 'body', bold: false, italic: false, uc: 1 };
   #pending: number[] = [];
@@ -149,19 +144,15 @@ class RtfReader {
   /** Decodes the pending bytes (one multi-byte character can span several `\'hh`) and routes the text. */
   #flush(): void {
     if (this.#pending.length === 0) return;
-    const text = this.#decoderFor().decode(new Uint8Array(this.#pending));
+    const text = decodeBytes(new Uint8Array(this.#pending), this.#encodingNow());
     this.#pending = [];
     this.#emit(text);
   }
 
-  #decoderFor(): Decoder {
+  /** The encoding of the current font's `\fcharset`, else the document's code page. */
+  #encodingNow(): string {
     const charset = this.#state.font === undefined ? undefined : this.#fontCharsets.get(this.#state.font);
-    if (charset === undefined) return this.#decoder;
-    try {
-      return new TextDecoder(charset);
-    } catch {
-      return this.#decoder;
-    }
+    return charset ?? this.#encoding;
   }
 
   #emit(text: string): void {
@@ -278,8 +269,8 @@ class RtfReader {
     const s = this.#state;
     const on = param === undefined || param !== 0;
     switch (word) {
-      case 'ansicpg': if (param !== undefined) this.#decoder = codePageDecoder(param); return;
-      case 'mac': this.#decoder = codePageDecoder(10000); return;
+      case 'ansicpg': if (param !== undefined) this.#encoding = codePageEncoding(param); return;
+      case 'mac': this.#encoding = codePageEncoding(10000); return;
       case 'u': {
         if (param === undefined) return;
         this.#emit(String.fromCharCode(param < 0 ? param + 65536 : param));
