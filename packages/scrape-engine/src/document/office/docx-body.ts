@@ -62,7 +62,7 @@ export class DocxBodyBuilder implements XmlHandler {
   #tables: TableState[] = [];
   #fields: FieldState[] = [];
   #links: (string | undefined)[] = [];
-  #run: RunFormat & { rStyle?: string } = {};
+  #run: RunFormat & { rStyle?: string; hidden?: boolean } = {};
   #in = { pPr: 0, rPr: 0, t: false, instr: false };
   #skipDepth = -1;
   #depth = 0;
@@ -107,7 +107,7 @@ export class DocxBodyBuilder implements XmlHandler {
     if (this.#in.instr) {
       const f = this.#fields.at(-1);
       if (f && !f.inResult) f.instr += text;
-    } else if (this.#in.t) this.#paragraphs.at(-1)?.inline.text(text, this.#format());
+    } else if (this.#in.t && !this.#run.hidden) this.#paragraphs.at(-1)?.inline.text(text, this.#format());
   }
 
   close(tag: XmlTag): void {
@@ -192,6 +192,7 @@ export class DocxBodyBuilder implements XmlHandler {
       case 'b': this.#run.bold = onOff(tag); break;
       case 'i': this.#run.italic = onOff(tag); break;
       case 'vertAlign': this.#run.vertAlign = val === 'superscript' ? 'sup' : val === 'subscript' ? 'sub' : undefined; break;
+      case 'vanish': case 'specVanish': this.#run.hidden = onOff(tag); break;
       case 'rFonts': if (MONOSPACE.test(attr(tag, 'ascii') ?? attr(tag, 'hAnsi') ?? '')) this.#run.code = true; break;
     }
   }

@@ -55,7 +55,7 @@ describe('readDocx', () => {
     const bytes = rawZip([{
       name: 'word/document.xml',
       content: `<w:document xmlns:w="${W}"><w:body><w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Bare</w:t></w:r></w:p>` +
-        `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="5"/></w:numPr></w:pPr><w:r><w:t>item</w:t></w:r></w:p></w:body></w:document>`,
+        `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="5"/></w:numPr></w:pPr><w:r><w:t>item</w:t></w:r><w:r><w:rPr><w:vanish/></w:rPr><w:t>hidden</w:t></w:r></w:p></w:body></w:document>`,
     }]);
     const doc = await readDocx(bytes, testOptions());
     expect(doc.html).toContain('<h2>Bare</h2>');
@@ -63,6 +63,15 @@ describe('readDocx', () => {
     expect(doc.numPages).toBe(1);
     expect(doc.totalPages).toBeUndefined();
     expect(doc.title).toBeUndefined();
+  });
+
+  it('keeps what it can read of malformed XML and says so in warnings', async () => {
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const bytes = rawZip([{ name: 'word/document.xml', content: `<w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>kept &bogus; text</w:t></w:r></w:p><x:p>unbound</x:p></w:body>` }]);
+    const doc = await readDocx(bytes, testOptions());
+    expect(doc.html).toContain('kept');
+    expect(doc.warnings.length).toBeGreaterThan(0);
+    expect(doc.warnings[0]).toMatch(/^XML error in word\/document\.xml/);
   });
 
   it('reports a truncated file as DOCUMENT_CORRUPT', async () => {

@@ -51,10 +51,6 @@ export class SheetGrid {
     if (r1 >= r0 && c1 >= c0 && (r1 > r0 || c1 > c0)) this.#merges.push({ r0, c0, r1, c1 });
   }
 
-  get isEmpty(): boolean {
-    return this.#rows.size === 0;
-  }
-
   /** The table: first kept row as header cells; '' when the sheet has no value. */
   toHtml(): string {
     if (this.#rows.size === 0) return '';
@@ -105,7 +101,3 @@ export function parseCellRef(ref: string): { row: number; col: number } | undefi
   return { row: Number(m[2]) - 1, col: col - 1 };
 }
 
-/** Column letters of a `B12`-style reference, as a 0-based index (`B` -> 1). */
-export function parseColumn(ref: string): number | undefined {
-  return parseCellRef(/\d$/.test(ref) ? ref : `${ref}1`)?.col;
-}
