@@ -1,0 +1,12 @@
+export { readOfficeDocument, isOfficeFormat } from './read-office-document.js';
+export type { OfficeFormat } from './read-office-document.js';
+export { sniffDocumentFormat, isEncryptedOoxml } from './sniff-document-format.js';
+export type { SniffDocumentInput, SniffedDocumentFormat } from './sniff-document-format.js';
+export { readDocx } from './docx-reader.js';
+export { readXlsx } from './xlsx-reader.js';
+export { readPptx } from './pptx-reader.js';
+export { readOdf } from './odf-reader.js';
+export { readRtf } from './rtf-reader.js';
+export { readCsv } from './csv-reader.js';
+export { ZipArchive } from './zip-archive.js';
+export type { OpenZipOptions, ZipEntry } from './zip-archive.js';
