@@ -21,6 +21,7 @@ interface DocStats {
   headingSizes: number[];
 }
 
+const MAX_HEADING_CHARS = 200;
 const roundSize = (s: number): number => Math.round(s * 2) / 2;
 const visibleLength = (text: string): number => text.replace(/\s/g, '').length;
 
@@ -187,5 +188,6 @@ export function flowToBlocks(items: FlowItem[]): Block[] {
     if (cur?.kind === 'paragraph' && prev && continuesParagraph(prev, line, ctx)) cur.lines.push(line);
     else blocks.push((cur = { kind: 'paragraph', lines: [line] }));
   }
-  return blocks;
+  // Large text of paragraph length (an author list, a pull quote) is not a heading.
+  return blocks.map((b) => (b.kind === 'heading' && b.lines.reduce((n, l) => n + l.text.length, 0) > MAX_HEADING_CHARS ? { kind: 'paragraph', lines: b.lines } : b));
 }

@@ -45,7 +45,7 @@ export function buildLine(frags: Fragment[], place: LinePlace): Line {
   let text = '';
   let prev: LayoutRun | undefined;
   let sizeWeight = 0;
-  let sizeSum = 0;
+  const sizeChars = new Map<number, number>();
   let boldChars = 0;
   let monoChars = 0;
   for (const run of runs) {
@@ -61,7 +61,8 @@ export function buildLine(frags: Fragment[], place: LinePlace): Line {
     }
     const visible = piece.replace(/\s/g, '').length;
     sizeWeight += visible;
-    sizeSum += visible * run.fontSize;
+    const size = Math.round(run.fontSize * 10) / 10;
+    sizeChars.set(size, (sizeChars.get(size) ?? 0) + visible);
     if (run.bold) boldChars += visible;
     if (run.mono) monoChars += visible;
     pushSegment(segments, { text: piece, href: run.href, bold: run.bold, italic: run.italic });
@@ -80,12 +81,20 @@ export function buildLine(frags: Fragment[], place: LinePlace): Line {
     segments,
     text: segments.map((s) => s.text).join(''),
     x0, x1, y0, y1,
-    fontSize: sizeWeight > 0 ? sizeSum / sizeWeight : (frags[0]?.fontSize ?? 1),
+    fontSize: modalSize(sizeChars) ?? frags[0]?.fontSize ?? 1,
     bold: sizeWeight > 0 && boldChars / sizeWeight >= 0.9,
     mono: sizeWeight > 0 && monoChars / sizeWeight >= 0.9,
     rtl,
     ...place,
   };
+}
+
+/** The font size carrying the most characters (superscripts and inline symbols do not shift it). */
+function modalSize(sizeChars: Map<number, number>): number | undefined {
+  let best: number | undefined;
+  let bestChars = 0;
+  for (const [size, n] of sizeChars) if (n > bestChars) [best, bestChars] = [size, n];
+  return best;
 }
 
 /** Removes leading and trailing whitespace of a segment list (and segments left empty). */

@@ -38,7 +38,7 @@ export interface Line {
   x1: number;
   y0: number;
   y1: number;
-  /** Font size weighted by characters. */
+  /** Font size of most of the line's characters. */
   fontSize: number;
   bold: boolean;
   mono: boolean;

@@ -96,9 +96,53 @@ function intersect(a: Interval[], b: Interval[], minGap: number): Interval[] {
   return out;
 }
 
+interface Run {
+  /** Index of the run's last band, -1 when no run with a gutter starts here. */
+  end: number;
+  gutters: Interval[];
+}
+
+/** The longest run of bands from `i` that keeps a common gutter with text on both sides. */
+function runFrom(bands: Band[], i: number, minGap: number): Run {
+  let inter = bands[i]!.free;
+  let minX = bands[i]!.minX;
+  let maxX = bands[i]!.maxX;
+  const run: Run = { end: -1, gutters: [] };
+  let sinceInternal = 0;
+  for (let j = i + 1; j < bands.length && inter.length > 0; j++) {
+    inter = intersect(inter, bands[j]!.free, minGap);
+    if (inter.length === 0) break;
+    minX = Math.min(minX, bands[j]!.minX);
+    maxX = Math.max(maxX, bands[j]!.maxX);
+    const internal = inter.filter((g) => g[0] > minX && g[1] < maxX);
+    if (internal.length > 0) {
+      run.end = j;
+      run.gutters = internal;
+      sinceInternal = 0;
+    } else if (++sinceInternal > LOOKAHEAD) break;
+  }
+  if (run.end < 0) return run;
+  // A gutter needs text on each side in two bands or more: a run of centred lines over one short line
+  // at the left margin is not two columns, nor is a short line above a line with a wide space.
+  const needed = 2;
+  run.gutters = run.gutters.filter((g) => {
+    let left = 0;
+    let right = 0;
+    for (let k = i; k <= run.end; k++) {
+      if (bands[k]!.minX < g[0]) left++;
+      if (bands[k]!.maxX > g[1]) right++;
+    }
+    return left >= needed && right >= needed;
+  });
+  if (run.gutters.length === 0) run.end = -1;
+  return run;
+}
+
 /**
  * Groups consecutive bands: the longest run from each band that keeps a common gutter with text on
- * both sides becomes a multi-column group; bands that start no such run are one-column groups.
+ * both sides becomes a multi-column group; bands that start no such run are one-column groups. A band
+ * whose run ends before the run of the next band is left out (a centred line above two columns would
+ * otherwise pair with the columns' first line through a gap of its own).
  */
 function groupBands(bands: Band[], minGap: number): Group[] {
   const groups: Group[] = [];
@@ -107,34 +151,23 @@ function groupBands(bands: Band[], minGap: number): Group[] {
     if (single.length) groups.push({ bands: single, gutters: [] });
     single = [];
   };
+  let next: Run | undefined;
   let i = 0;
   while (i < bands.length) {
-    let inter = bands[i]!.free;
-    let minX = bands[i]!.minX;
-    let maxX = bands[i]!.maxX;
-    let bestJ = -1;
-    let bestGutters: Interval[] = [];
-    let sinceInternal = 0;
-    for (let j = i + 1; j < bands.length && inter.length > 0; j++) {
-      inter = intersect(inter, bands[j]!.free, minGap);
-      if (inter.length === 0) break;
-      minX = Math.min(minX, bands[j]!.minX);
-      maxX = Math.max(maxX, bands[j]!.maxX);
-      const internal = inter.filter((g) => g[0] > minX && g[1] < maxX);
-      if (internal.length > 0) {
-        bestJ = j;
-        bestGutters = internal;
-        sinceInternal = 0;
-      } else if (++sinceInternal > LOOKAHEAD) break;
+    const run: Run = next ?? runFrom(bands, i, minGap);
+    next = undefined;
+    if (run.end >= 0 && i + 1 < bands.length) {
+      next = runFrom(bands, i + 1, minGap);
+      if (next.end <= run.end) next = undefined;
     }
-    if (bestJ < 0) {
+    if (run.end < 0 || next) {
       single.push(bands[i]!);
       i++;
       continue;
     }
     flushSingle();
-    groups.push({ bands: bands.slice(i, bestJ + 1), gutters: bestGutters });
-    i = bestJ + 1;
+    groups.push({ bands: bands.slice(i, run.end + 1), gutters: run.gutters });
+    i = run.end + 1;
   }
   flushSingle();
   return groups;
@@ -233,18 +266,17 @@ function tryTable(group: Group, slots: Interval[], cells: Fragment[][][], em: nu
   return { kind: 'table', rows: content, rtl: rtl > 0 && rtl * 2 > group.bands.length, page };
 }
 
-function emitLines(bands: Band[], out: FlowItem[], regions: RegionCounter, page: number): void {
-  if (bands.length === 0) return;
-  const region = regions.next++;
-  let regionX0 = Infinity;
-  let regionX1 = -Infinity;
-  for (const b of bands) {
-    regionX0 = Math.min(regionX0, b.minX);
-    regionX1 = Math.max(regionX1, b.maxX);
-  }
+/** A leaf region: lines of one column read top to bottom; paragraphs never span two regions. */
+interface Region {
+  id: number;
+  x0: number;
+  x1: number;
+}
+
+function emitLines(bands: Band[], out: FlowItem[], region: Region, page: number): void {
   for (const band of bands) {
     for (const frags of splitBandIntoLines(band.frags)) {
-      const line = buildLine(frags, { region, regionX0, regionX1, page });
+      const line = buildLine(frags, { region: region.id, regionX0: region.x0, regionX1: region.x1, page });
       if (line.text !== '') out.push({ kind: 'line', line });
     }
   }
@@ -273,13 +305,17 @@ function orderRegion(frags: Fragment[], depth: number, out: FlowItem[], regions:
   const bands = makeBands(frags);
   for (const band of bands) band.free = freeIntervals(band, x0, x1, minGap);
   const groups = depth >= MAX_DEPTH ? [{ bands, gutters: [] }] : groupBands(bands, minGap);
+  // One-column groups of this region share one region id, so a paragraph interrupted by a line with
+  // a wide space (read as a group of its own) still joins across it.
+  const region: Region = { id: regions.next++, x0, x1 };
   for (const group of groups) {
-    if (group.gutters.length === 0) emitLines(group.bands, out, regions, page);
-    else readMultiColumn(group, { depth, em, minGap, out, regions, page });
+    if (group.gutters.length === 0) emitLines(group.bands, out, region, page);
+    else readMultiColumn(group, { depth, em, minGap, out, regions, region, page });
   }
 }
 
 interface ReadState {
+  region: Region;
   depth: number;
   em: number;
   minGap: number;
@@ -327,19 +363,19 @@ function readMultiColumn(group: Group, st: ReadState, retry = true): void {
   while (lo < hi && filled[lo]! < 2) lo++;
   while (hi > lo && filled[hi - 1]! < 2) hi--;
   if (retry && (lo > 0 || hi < group.bands.length) && hi - lo >= 2) {
-    emitLines(group.bands.slice(0, lo), st.out, st.regions, st.page);
+    emitLines(group.bands.slice(0, lo), st.out, st.region, st.page);
     const middle = group.bands.slice(lo, hi);
     const gutters = commonGutters(middle, st.minGap);
     if (gutters.length) readMultiColumn({ bands: middle, gutters }, st, false);
-    else emitLines(middle, st.out, st.regions, st.page);
-    emitLines(group.bands.slice(hi), st.out, st.regions, st.page);
+    else emitLines(middle, st.out, st.region, st.page);
+    emitLines(group.bands.slice(hi), st.out, st.region, st.page);
     return;
   }
   const table = tryTable(group, slots, cells, st.em, st.page);
   if (table) {
     st.regions.next++;
     st.out.push(table);
-  } else emitLines(group.bands, st.out, st.regions, st.page);
+  } else emitLines(group.bands, st.out, st.region, st.page);
 }
 
 /**
@@ -351,7 +387,8 @@ export function orderPage(frags: Fragment[], vertical: LayoutRun[], page: number
   orderRegion(frags, 0, out, regions, page);
   for (const run of vertical) {
     const frag: Fragment = { runs: [run], x0: run.x, x1: run.x + run.width, y0: run.y, y1: run.y + run.height, fontSize: run.fontSize };
-    emitLines([{ frags: [frag], minX: frag.x0, maxX: frag.x1, top: frag.y0, bottom: frag.y1, free: [] }], out, regions, page);
+    const band = { frags: [frag], minX: frag.x0, maxX: frag.x1, top: frag.y0, bottom: frag.y1, free: [] };
+    emitLines([band], out, { id: regions.next++, x0: frag.x0, x1: frag.x1 }, page);
   }
   return out;
 }
