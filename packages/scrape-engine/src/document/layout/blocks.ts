@@ -22,6 +22,8 @@ interface DocStats {
 }
 
 const MAX_HEADING_CHARS = 200;
+/** The largest gap between two lines of one paragraph, in font sizes (double spacing). */
+const MAX_LINE_GAP = 1;
 const roundSize = (s: number): number => Math.round(s * 2) / 2;
 const visibleLength = (text: string): number => text.replace(/\s/g, '').length;
 
@@ -73,11 +75,12 @@ function regionShapes(items: FlowItem[]): Map<number, RegionShape> {
     prev = line;
   }
   const all = [...gaps.values()].flat().sort((a, b) => a - b);
-  const docGap = all.length ? all[Math.floor(all.length / 4)]! : 0.2;
+  // Too few samples may all be paragraph gaps: fall back to a usual line gap. Capped either way.
+  const docGap = all.length >= 4 ? Math.min(all[Math.floor(all.length / 4)]!, MAX_LINE_GAP) : 0.25;
   const shapes = new Map<number, RegionShape>();
   for (const [region, [full, total]] of reach) {
     const list = (gaps.get(region) ?? []).sort((a, b) => a - b);
-    const gap = list.length >= 4 ? list[Math.floor(list.length / 4)]! : docGap;
+    const gap = list.length >= 4 ? Math.min(list[Math.floor(list.length / 4)]!, MAX_LINE_GAP) : docGap;
     shapes.set(region, { gap, justified: total >= 3 && full / total >= 0.5 });
   }
   return shapes;

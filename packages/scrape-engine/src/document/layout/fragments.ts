@@ -34,10 +34,30 @@ function sanitizeRun(run: TextRun): LayoutRun | undefined {
   return { ...run, width, height: height > 0 ? height : fontSize, fontSize, mono: isMonospaceFont(run.fontName) };
 }
 
-/** Assigns to each run the link whose rectangle holds the run's centre; links are bucketed by height. */
-function attachLinks(runs: LayoutRun[], links: PageLink[]): void {
+/** The index nearest to `i` (within 4) where a word starts (`start`) or ends; `i` when there is none. */
+function snapToWord(text: string, i: number, start: boolean): number {
+  for (let d = 0; d <= 4; d++) {
+    for (const p of [i - d, i + d]) {
+      if (p < 0 || p > text.length) continue;
+      if (start ? p === 0 || /\s/.test(text[p - 1]!) : p === text.length || /\s/.test(text[p]!)) return p;
+    }
+  }
+  return i;
+}
+
+/** Cuts a run at character indices, placing the pieces by an even share of the run's width. */
+function sliceRun(run: LayoutRun, from: number, to: number): LayoutRun {
+  const cw = run.width / run.text.length;
+  return { ...run, text: run.text.slice(from, to), x: run.x + from * cw, width: (to - from) * cw };
+}
+
+/**
+ * Splits runs under link rectangles: the part of a run a link covers (snapped to whole words, as the
+ * text layer does not say where each glyph is) gets the link's URL. Links are bucketed by height.
+ */
+function applyLinks(runs: LayoutRun[], links: PageLink[]): LayoutRun[] {
   const valid = links.filter((l) => Number.isFinite(l.x) && Number.isFinite(l.y) && Number.isFinite(l.width) && Number.isFinite(l.height) && l.url);
-  if (valid.length === 0) return;
+  if (valid.length === 0) return runs;
   const BUCKET = 24;
   const buckets = new Map<number, PageLink[]>();
   for (const link of valid) {
@@ -50,16 +70,31 @@ function attachLinks(runs: LayoutRun[], links: PageLink[]): void {
       else buckets.set(b, [link]);
     }
   }
+  const out: LayoutRun[] = [];
   for (const run of runs) {
-    const cx = run.x + run.width / 2;
     const cy = run.y + run.height / 2;
-    for (const link of buckets.get(Math.floor(cy / BUCKET)) ?? []) {
-      if (cx >= link.x - 1 && cx <= link.x + link.width + 1 && cy >= link.y - 2 && cy <= link.y + link.height + 2) {
-        run.href = link.url;
-        break;
-      }
+    const hits = (buckets.get(Math.floor(cy / BUCKET)) ?? [])
+      .filter((l) => cy >= l.y - 2 && cy <= l.y + l.height + 2 && l.x < run.x + run.width && l.x + l.width > run.x)
+      .sort((a, b) => a.x - b.x);
+    let rest: LayoutRun | undefined = run;
+    for (const link of hits) {
+      if (!rest || rest.text.length === 0) break;
+      const n: number = rest.text.length;
+      const cw = rest.width / n;
+      // A link must cover most of a character to claim it: rectangles often overhang a little.
+      const from = Math.ceil((link.x - rest.x) / cw - 0.3);
+      const to = Math.floor((link.x + link.width - rest.x) / cw + 0.3);
+      if (to <= Math.max(0, from)) continue;
+      const a = Math.max(0, Math.min(n, from <= 0 ? 0 : snapToWord(rest.text, from, true)));
+      const b = Math.max(a, Math.min(n, to >= n ? n : snapToWord(rest.text, to, false)));
+      if (b <= a) continue;
+      if (a > 0) out.push(sliceRun(rest, 0, a));
+      out.push({ ...sliceRun(rest, a, b), href: link.url });
+      rest = b < n ? sliceRun(rest, b, n) : undefined;
     }
+    if (rest && rest.text.length > 0) out.push(rest);
   }
+  return out;
 }
 
 const verticalOverlap = (a0: number, a1: number, b0: number, b1: number): number => Math.min(a1, b1) - Math.max(a0, b0);
@@ -132,30 +167,27 @@ function mergeSameLine(frags: Fragment[]): Fragment[] {
 
 /**
  * A page's runs -> fragments: runs chained in drawing order while they stay on one line with word-sized
- * gaps, then same-line neighbours merged. Whitespace-only runs become a trailing space of the run before.
+ * gaps, then same-line neighbours merged. Whitespace-only runs stay as one-space runs placed where they
+ * are drawn (in right-to-left text the space after a word in drawing order is the one before it), and
+ * never start a fragment.
  */
 export function pageToFragments(page: PageText): PageFragments {
   const runs: LayoutRun[] = [];
   for (const raw of page.runs ?? []) {
     const run = sanitizeRun(raw);
-    if (!run) continue;
-    if (run.text.trim() === '') {
-      const prev = runs.at(-1);
-      if (prev && !/\s$/.test(prev.text)) runs[runs.length - 1] = { ...prev, text: prev.text + ' ' };
-      continue;
-    }
-    runs.push(run);
+    if (run) runs.push(run.text.trim() === '' ? { ...run, text: ' ' } : run);
   }
-  attachLinks(runs, page.links ?? []);
+  const linked = applyLinks(runs, page.links ?? []);
   const vertical: LayoutRun[] = [];
   const chained: Fragment[] = [];
   let cur: Fragment | undefined;
-  for (const run of runs) {
+  for (const run of linked) {
     if (run.height > 2.2 * run.fontSize && run.text.trim().length > 1) {
       vertical.push(run);
       continue;
     }
     if (cur && continuesFragment(cur, run)) addRun(cur, run);
+    else if (run.text === ' ') continue;
     else {
       cur = newFragment(run);
       chained.push(cur);

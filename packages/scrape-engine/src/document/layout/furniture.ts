@@ -19,21 +19,39 @@ function furnitureKey(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim().replace(/\d+/g, '#');
 }
 
+/** The most common font size over all fragments, weighted by characters. */
+function bodySize(pages: FurniturePage[]): number {
+  const weight = new Map<number, number>();
+  for (const page of pages) {
+    for (const f of page.fragments) {
+      const size = Math.round(f.fontSize * 2) / 2;
+      weight.set(size, (weight.get(size) ?? 0) + f.runs.reduce((n, r) => n + r.text.length, 0));
+    }
+  }
+  let best = 0;
+  let bestWeight = -1;
+  for (const [size, w] of weight) if (w > bestWeight) [best, bestWeight] = [size, w];
+  return best;
+}
+
 /**
  * Removes running headers and footers: fragments in the top or bottom margin whose text (numbers
- * folded) recurs at about the same height on at least half the pages. Needs two pages or more; a
+ * folded) recurs at about the same height on at least half the pages, in a font no larger than the
+ * body text. Needs two pages or more; a
  * one-page document keeps everything. Mutates `pages[i].fragments`; returns how many were dropped.
  */
 export function dropPageFurniture(pages: FurniturePage[]): number {
   const withText = pages.filter((p) => p.fragments.length > 0).length;
   if (withText < 2) return 0;
   const needed = Math.max(2, Math.ceil(withText * 0.5));
+  const body = bodySize(pages);
   const candidates = new Map<string, { page: number; y: number; tol: number; frag: Fragment }[]>();
   pages.forEach((page, pageIndex) => {
     const h = Number.isFinite(page.height) && page.height > 0 ? page.height : Math.max(0, ...page.fragments.map((f) => f.y1));
     for (const frag of page.fragments) {
       const zone = frag.y1 <= h * MARGIN_SHARE ? 't' : frag.y0 >= h * (1 - MARGIN_SHARE) ? 'b' : '';
-      if (!zone) continue;
+      // Running headers and footers are set no larger than the body text; a chapter heading is.
+      if (!zone || frag.fontSize > body * 1.05) continue;
       const key = `${zone}|${furnitureKey(fragmentText(frag))}`;
       if (key.length > 200) continue;
       const list = candidates.get(key);

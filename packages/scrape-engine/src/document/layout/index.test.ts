@@ -178,7 +178,8 @@ describe('pagesToHtml', () => {
 
   it('puts links over the runs they cover', () => {
     const runs = words('Read the manual for details.', 50, 100);
-    const link = { x: 50 + 5 * 5 + 2.5 + 3 * 5 + 2.5, y: 99, width: 30, height: 12, url: 'https://example.com/m?a=1&b=2' };
+    // "manual" spans 90..120; the rectangle overhangs it by 2 units on each side.
+    const link = { x: 88, y: 99, width: 34, height: 12, url: 'https://example.com/m?a=1&b=2' };
     const html = body(pagesToHtml([page(runs, 1, { links: [link] })]));
     expect(html).toBe('<p>Read the <a href="https://example.com/m?a=1&amp;b=2">manual</a> for details.</p>');
   });

@@ -9,6 +9,14 @@ export interface LinePlace {
   page: number;
 }
 
+/**
+ * Arabic presentation forms (the shaped glyphs some PDF producers map text to) -> the letters they
+ * show, as NFKC does; nothing else is normalized.
+ */
+function foldPresentationForms(text: string): string {
+  return /[\uFB50-\uFDFF\uFE70-\uFEFF]/.test(text) ? text.replace(/[\uFB50-\uFDFF\uFE70-\uFEFE]+/g, (s) => s.normalize('NFKC')) : text;
+}
+
 /** True when `b` repeats `a` at (almost) the same place: files that fake bold by drawing text twice. */
 const isDuplicate = (a: LayoutRun, b: LayoutRun): boolean =>
   a.text === b.text && Math.abs(a.x - b.x) < 0.3 * a.fontSize && Math.abs(a.y - b.y) < 0.3 * a.fontSize;
@@ -50,7 +58,7 @@ export function buildLine(frags: Fragment[], place: LinePlace): Line {
   let monoChars = 0;
   for (const run of runs) {
     if (prev && isDuplicate(prev, run)) continue;
-    const piece = normalizeSpaces(run.text);
+    const piece = normalizeSpaces(foldPresentationForms(run.text));
     if (prev) {
       const gap = rtl ? prev.x - (run.x + run.width) : run.x - (prev.x + prev.width);
       const em = Math.min(prev.fontSize, run.fontSize);

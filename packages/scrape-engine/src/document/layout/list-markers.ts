@@ -10,7 +10,8 @@ export interface ListMarker {
 }
 
 /** Bullets that are list markers even without a following space; dashes and asterisks need one. */
-const BULLET = /^([•◦▪▫■□●○‣⁃∙·➢►▶✓✔❖➤])\s*(?=\S)|^([-–—*])\s+(?=\S)/u;
+// U+F0B7, U+F0A7, U+F076, U+F0D8, U+F0FC: Symbol and Wingdings bullets of office documents, mapped to the private use area.
+const BULLET = /^([•◦▪▫■□●○‣⁃∙·➢►▶✓✔❖➤\uF0B7\uF0A7\uF076\uF0D8\uF0FC])\s*(?=\S)|^([-–—*])\s+(?=\S)/u;
 const NUMBERED = /^(?:\(([0-9]{1,3}|[a-z]|[ivxlcdm]{1,6})\)|([0-9]{1,3}|[a-zA-Z]|[ivxlcdm]{1,6})[.)])\s+(?=\S)/u;
 
 function romanValue(s: string): number | undefined {
