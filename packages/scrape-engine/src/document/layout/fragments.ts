@@ -114,6 +114,9 @@ function newFragment(run: LayoutRun): Fragment {
 
 function addRun(frag: Fragment, run: LayoutRun): void {
   frag.runs.push(run);
+  // A space run spans the whole gap it stands for (pdf.js sizes it so): it must not bridge two table
+  // cells or two columns, so it never widens the fragment.
+  if (run.text === ' ') return;
   frag.x0 = Math.min(frag.x0, run.x);
   frag.x1 = Math.max(frag.x1, run.x + run.width);
   // The fragment's vertical box follows its main (largest) runs so superscripts do not stretch it.

@@ -49,7 +49,7 @@ export async function renderPageToPng(doc: PdfDocument, page: PdfPage): Promise<
   const scale = Math.min(OCR_DPI / 72, MAX_SIDE_PX / long);
   const viewport = page.getViewport({ scale });
   const factory = doc.canvasFactory as { create(w: number, h: number): NodeCanvas; destroy(c: NodeCanvas): void };
-  const target = factory.create(Math.max(1, Math.ceil(viewport.width)), Math.max(1, Math.ceil(viewport.height)));
+  const target = factory.create(Math.max(1, Math.round(viewport.width)), Math.max(1, Math.round(viewport.height)));
   try {
     // pdf.js's render parameters are typed for DOM canvases; the Node factory's canvas is the same shape.
     const params = { canvasContext: target.context, canvas: target.canvas, viewport } as unknown as Parameters<PdfPage['render']>[0];
