@@ -337,6 +337,13 @@ function commonGutters(bands: Band[], minGap: number): Interval[] {
   return inter.filter((g) => g[0] > minX && g[1] < maxX);
 }
 
+/** Reads each strip as a region of its own, left to right (right to left for RTL text). */
+function readColumns(group: Group, slots: Interval[], cells: Fragment[][][], st: ReadState): void {
+  const order = slots.map((_, s) => s);
+  if (isRtlGroup(group)) order.reverse();
+  for (const s of order) orderRegion(cells.flatMap((row) => row[s]!), st.depth + 1, st.out, st.regions, st.page);
+}
+
 /**
  * A multi-column group: text columns are read one after the other (each cut again); otherwise the
  * group is a table, or plain lines. Before the table test, lines at the group's top and bottom with
@@ -352,9 +359,7 @@ function readMultiColumn(group: Group, st: ReadState, retry = true): void {
   const slots = slotsOf(group.gutters, minX, maxX);
   const cells = cellsOf(group, slots);
   if (looksLikeColumns(slots, cells, st.em)) {
-    const order = slots.map((_, s) => s);
-    if (isRtlGroup(group)) order.reverse();
-    for (const s of order) orderRegion(cells.flatMap((row) => row[s]!), st.depth + 1, st.out, st.regions, st.page);
+    readColumns(group, slots, cells, st);
     return;
   }
   const filled = cells.map((row) => row.filter((c) => c.length > 0).length);
@@ -373,8 +378,13 @@ function readMultiColumn(group: Group, st: ReadState, retry = true): void {
   }
   const table = tryTable(group, slots, cells, st.em, st.page);
   if (table) {
-    st.regions.next++;
     st.out.push(table);
+    return;
+  }
+  // Side-by-side flows that seldom share a line (a narrow sidebar beside the main text) are still
+  // columns; strips that share most lines but are no table read line by line.
+  if (slots.length <= 4 && group.bands.length >= 4 && filled.filter((n) => n >= 2).length < 0.5 * group.bands.length) {
+    readColumns(group, slots, cells, st);
   } else emitLines(group.bands, st.out, st.region, st.page);
 }
 

@@ -27,7 +27,7 @@ function clean(value: unknown): string | undefined {
 export function pdfDateToIso(value: unknown): string | undefined {
   const s = clean(value);
   if (!s) return undefined;
-  const pdfDate = /^(D:)?\d{4}(\d{2}){0,5}([Zz+-]|$)/.test(s) ? PDFDateString.toDateObject(s.startsWith('D:') ? s : `D:${s}`) : null;
+  const pdfDate = /^D:\d{4}/.test(s) || /^\d{8,14}([Zz+'-]|$)/.test(s) ? PDFDateString.toDateObject(s.startsWith('D:') ? s : `D:${s}`) : null;
   const date = pdfDate ?? new Date(Date.parse(s));
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }

@@ -38,10 +38,14 @@ async function readTextLayer(page: PdfPage, pageNumber: number): Promise<PageTex
   const content = await page.getTextContent();
   const styles = content.styles as Record<string, PdfTextStyle>;
   const runs: TextRun[] = [];
+  // Looked up once per font of the page, not once per item.
+  const fontNames = new Map<string, string | undefined>();
   for (const raw of content.items) {
     if (!('str' in raw)) continue;
     const item = raw as unknown as PdfTextItem;
-    const run = textItemToRun(item, styles[item.fontName], viewport, loadedFontName(page, item.fontName));
+    let name = fontNames.get(item.fontName);
+    if (name === undefined && !fontNames.has(item.fontName)) fontNames.set(item.fontName, (name = loadedFontName(page, item.fontName)));
+    const run = textItemToRun(item, styles[item.fontName], viewport, name);
     if (run) runs.push(run);
   }
   const links = annotationsToLinks(await page.getAnnotations({ intent: 'display' }), viewport);
