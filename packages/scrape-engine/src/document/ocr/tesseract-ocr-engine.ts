@@ -8,8 +8,16 @@ import { Semaphore } from './semaphore.js';
 
 /** Options of {@link TesseractOcrEngine}; every one has a default. */
 export interface TesseractOcrEngineOptions {
-  /** The tesseract executable, a path or a name looked up in `PATH`. Default `tesseract`. */
+  /**
+   * The tesseract executable: a path, or a name looked up in `env.PATH` (in `/usr/bin:/bin` when `env`
+   * has no PATH). Default `tesseract`.
+   */
   binary?: string;
+  /**
+   * Environment of the tesseract processes (for example `PATH`, `TESSDATA_PREFIX`). Nothing of the
+   * worker's own environment is passed on. `OMP_THREAD_LIMIT` and `LC_ALL=C` are always set. Default empty.
+   */
+  env?: Record<string, string>;
   /** Folder of the `*.traineddata` files (`--tessdata-dir`). Default: tesseract's own (or `TESSDATA_PREFIX`). */
   tessdataDir?: string;
   /** Tesseract processes run at once by this engine; further calls wait. Default: the number of CPUs. */
@@ -64,17 +72,9 @@ export class TesseractOcrEngine implements OcrEngine {
     this.maxOutputBytes = opts.maxOutputBytes ?? 16 * 1024 * 1024;
     this.minConfidence = opts.minConfidence ?? 0;
     this.slots = new Semaphore(opts.maxProcesses ?? availableParallelism());
-    // A minimal environment: the child needs no secret the worker holds. PATH finds the binary;
-    // TESSDATA_PREFIX is tesseract's own way to name its data folder; LC_ALL=C keeps number parsing
-    // independent of the host's locale (tesseract 4.0 aborted under a non-C numeric locale).
-    const env: Record<string, string> = {
-      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
-      LC_ALL: 'C',
-      OMP_THREAD_LIMIT: String(opts.threadsPerProcess ?? 1),
-    };
-    const prefix = process.env['TESSDATA_PREFIX'];
-    if (prefix !== undefined) env['TESSDATA_PREFIX'] = prefix;
-    this.env = env;
+    // A minimal environment: the child needs no secret the worker holds. LC_ALL=C keeps number
+    // parsing independent of the host's locale (tesseract 4.0 aborted under a non-C numeric locale).
+    this.env = { ...opts.env, LC_ALL: 'C', OMP_THREAD_LIMIT: String(opts.threadsPerProcess ?? 1) };
   }
 
   /** Processes running now and calls waiting for one (for metrics and tests). */
