@@ -1,11 +1,14 @@
 import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
 import type { PageText } from '../types.js';
 import { expectedText, expectedWords, fixturePath, tiledPage, twoFrameTiff } from './__fixtures__/test-images.js';
 import { ocrEngineAvailable, TesseractOcrEngine } from './tesseract-ocr-engine.js';
+
+// Other work on a loaded 2-core machine can slow tesseract several times over.
+jest.setTimeout(30_000);
 
 const SYSTEM_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
 const never = new AbortController().signal;
@@ -138,12 +141,12 @@ describe('TesseractOcrEngine (real tesseract)', () => {
 
   it('kills tesseract promptly when the signal fires, with the signal\'s error', async () => {
     const ctl = new AbortController();
-    const started = Date.now();
+    const started = performance.now();
     const running = engine.recognize(bigPage, { languages: ['eng'], signal: ctl.signal });
     setTimeout(() => ctl.abort(new DOMException('deadline', 'TimeoutError')), 300);
     expect(await failure(running)).toMatchObject({ code: 'SCRAPE_TIMEOUT' });
-    // A full run of this page takes seconds; the kill ends it within a fraction of one.
-    expect(Date.now() - started).toBeLessThan(1500);
+    // A full run of this page takes 6 s on an idle machine; the kill ends it right after the abort.
+    expect(performance.now() - started).toBeLessThan(3000);
     expect(engine.load).toEqual({ running: 0, waiting: 0 });
     expect(await childTesseracts()).toBe(0);
   });
@@ -166,10 +169,9 @@ describe('TesseractOcrEngine (real tesseract)', () => {
 
   it('runs at most maxProcesses tesseract processes at once', async () => {
     const two = new TesseractOcrEngine({ maxProcesses: 2 });
-    const image = await tiledPage(2, 3);
     let maxSeen = 0;
     let maxWaiting = 0;
-    const calls = Array.from({ length: 4 }, () => two.recognize(image, { languages: ['eng'], signal: never }));
+    const calls = Array.from({ length: 4 }, () => two.recognize(png, { languages: ['eng'], signal: never }));
     let done = false;
     const all = Promise.all(calls).finally(() => { done = true; });
     while (!done) {
