@@ -47,7 +47,23 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/pdf' });
       res.end(REPORT.subarray(0, Math.floor(REPORT.length / 2)));
     })
-    .page('/table.csv', 'name;amount\n"Smith, J";12\nDoe;7\n', 'text/csv');
+    .page('/table.csv', 'name;amount\n"Smith, J";12\nDoe;7\n', 'text/csv')
+    .page('/crawl/', '<html><body><h1>Reports</h1><p>See <a href="/crawl/annual.pdf">the annual report</a>.</p></body></html>');
+  for (const [path, file, type] of [
+    ['/text.pdf', 'pdf/__fixtures__/text.pdf', 'application/pdf'],
+    ['/encrypted.pdf', 'pdf/__fixtures__/encrypted.pdf', 'application/pdf'],
+    ['/scan.pdf', 'ocr/__fixtures__/image-only.pdf', 'application/pdf'],
+    ['/crawl/annual.pdf', 'pdf/__fixtures__/multipage.pdf', 'application/pdf'],
+    ['/report.docx', 'office/__fixtures__/report.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ['/sales.xlsx', 'office/__fixtures__/sales.xlsx', 'application/octet-stream'],
+    ['/page.png', 'ocr/__fixtures__/page.png', 'image/png'],
+  ] as const) {
+    const bytes = fixture(file);
+    site.route(path, (_req, res) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(bytes);
+    });
+  }
   await site.start();
   cluster = await TestCluster.start({ TRAWL_WORKER_ROLES: 'http,documents', TRAWL_PARSE_MAX_FILE_BYTES: String(2 * 1024 * 1024) });
 }, 60_000);
@@ -139,6 +155,79 @@ describe('PDF by URL', () => {
   });
 });
 
+describe('PDF structure, encryption, OCR', () => {
+  it('keeps headings, lists, the table and the link of a Chromium-printed PDF', async () => {
+    const r = await scrape({ url: site.url('/text.pdf'), formats: ['markdown', 'links'] });
+    expect(r.status).toBe(200);
+    const md: string = r.body.data.markdown;
+    expect(md).toMatch(/^# Quarterly Fixture Report$/m);
+    expect(md).toMatch(/^## Findings of the Survey$/m);
+    expect(md).toMatch(/^[-*] First bullet point about apples$/m);
+    expect(md).toMatch(/^1\. Open the archive$/m);
+    expect(md).toMatch(/\| Fruit +\| Quantity +\| Price +\|/);
+    expect(md).toContain('[online manual](https://example.com/docs/manual)');
+    expect(r.body.data.links).toContain('https://example.com/docs/manual');
+  });
+
+  it('a password-protected PDF answers DOCUMENT_ENCRYPTED', async () => {
+    const r = await scrape({ url: site.url('/encrypted.pdf') });
+    expect(r).toMatchObject({ status: 422, body: { code: 'DOCUMENT_ENCRYPTED' } });
+  });
+
+  it('auto mode reads a scanned page with OCR; fast mode leaves it empty', async () => {
+    const auto = await scrape({ url: site.url('/scan.pdf'), timeout: 60_000 });
+    expect(auto.status).toBe(200);
+    expect(auto.body.data.markdown).toMatch(/Quarterly Harbour Report/);
+    expect(auto.body.data.markdown).toMatch(/northern pier was repaired/);
+    expect(auto.body.data.metadata).toMatchObject({ numPages: 1, creditsUsed: 1 });
+    const fast = await scrape({ url: site.url('/scan.pdf'), parsers: [{ type: 'pdf', mode: 'fast' }] });
+    expect(fast.status).toBe(200);
+    expect(fast.body.data.markdown).not.toMatch(/Harbour/);
+  }, 90_000);
+
+  it('an image URL is read with OCR', async () => {
+    const r = await scrape({ url: site.url('/page.png'), timeout: 60_000 });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toMatch(/Quarterly Harbour Report/);
+    expect(r.body.data.metadata.contentType).toBe('image/png');
+  }, 90_000);
+});
+
+describe('office files by URL', () => {
+  it('DOCX keeps headings and the merged-cell table', async () => {
+    const r = await scrape({ url: site.url('/report.docx') });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toMatch(/^# Introduction$/m);
+    expect(r.body.data.markdown).toMatch(/^## Results$/m);
+    expect(r.body.data.markdown).toMatch(/\| Region +\| Q1 +\| Q2 +\|/);
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+  });
+
+  it('XLSX served as octet-stream is found by its content: one table per visible sheet', async () => {
+    const r = await scrape({ url: site.url('/sales.xlsx') });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toMatch(/^## Sales & Costs$/m);
+    expect(r.body.data.markdown).not.toContain('secret');
+    expect(r.body.data.metadata.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+  });
+});
+
+describe('a crawl that links a PDF', () => {
+  it('gets the PDF as a document of the crawl, billed by its pages', async () => {
+    const start = await cluster.call('POST', '/v2/crawl', { body: { url: site.url('/crawl/'), limit: 5 } });
+    expect(start.status).toBe(200);
+    let status: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+    for (let i = 0; i < 100 && status.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await cluster.call('GET', `/v2/crawl/${start.body.id}`)).body;
+    }
+    expect(status.status).toBe('completed');
+    const pdf = status.data.find((d: { metadata: { sourceURL: string } }) => d.metadata.sourceURL.endsWith('/annual.pdf'));
+    expect(pdf.metadata.numPages).toBeGreaterThan(1);
+    expect(status.creditsUsed).toBe(1 + pdf.metadata.numPages);
+  }, 30_000);
+});
+
 describe('CSV by URL', () => {
   it('becomes a markdown table', async () => {
     const r = await scrape({ url: site.url('/table.csv') });
@@ -187,6 +276,15 @@ describe('POST /v2/parse', () => {
     expect((await cluster.call('GET', '/health/ready', { key: null })).status).toBe(200);
     expect(await cluster.redis.keys('*:docbody:*')).toEqual([]);
   });
+
+  it('parses an uploaded DOCX and an image', async () => {
+    const docx = await upload(fixture('office/__fixtures__/report.docx'), 'report.docx');
+    expect(docx.status).toBe(200);
+    expect(docx.body.data.markdown).toMatch(/^# Introduction$/m);
+    const png = await upload(fixture('ocr/__fixtures__/page.png'), 'scan.png', { timeout: 60_000 });
+    expect(png.status).toBe(200);
+    expect(png.body.data.markdown).toMatch(/Quarterly Harbour Report/);
+  }, 90_000);
 
   it('works from the official SDK, unmodified', async () => {
     const fc = new Firecrawl({ apiKey: BOOT_KEY, apiUrl: cluster.api.url });

@@ -82,8 +82,8 @@ export const workerConfigSchema = z.object({
   TRAWL_DOCUMENT_MAX_CELLS: envInt(1_000_000, { min: 1 }),
   /** OCR languages (tesseract names, `+`-joined at run time), comma-separated; the first is the main one. Default `eng`. */
   TRAWL_OCR_LANGUAGES: envList().transform((l) => (l.length ? l : ['eng'])),
-  /** The tesseract binary (Debian's `tesseract-ocr`). OCR is off when it is missing. Default `tesseract`. */
-  TRAWL_TESSERACT_PATH: z.string().default('tesseract'),
+  /** The tesseract binary (Debian's `tesseract-ocr`), an absolute path. OCR is off when it is missing. Default `/usr/bin/tesseract`. */
+  TRAWL_TESSERACT_PATH: z.string().default('/usr/bin/tesseract'),
   /** Tesseract processes one parse runs at once (pages of one PDF). Default 1. */
   TRAWL_OCR_CONCURRENCY: envInt(1, { min: 1, max: 64 }),
   /** Optional ABP-syntax filter list (e.g. EasyList) used by `blockAds` instead of the bundled one. */

@@ -189,7 +189,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
  * `auto` reads the text layer only.
  */
 async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: 'threads' | 'inline'): Promise<DocumentParser> {
-  const ocrOn = await ocrEngineAvailable(config.TRAWL_TESSERACT_PATH);
+  const ocrEngine = () => new TesseractOcrEngine({ binary: config.TRAWL_TESSERACT_PATH, maxProcesses: config.TRAWL_OCR_CONCURRENCY });
+  const ocrOn = await ocrEngineAvailable(ocrEngine());
   if (!ocrOn) logger.warn({ tesseract: config.TRAWL_TESSERACT_PATH }, 'tesseract not found: OCR is off (apt-get install tesseract-ocr)');
   const settings = {
     maxPages: config.TRAWL_DOCUMENT_MAX_PAGES,
@@ -198,7 +199,7 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
     ocrLanguages: config.TRAWL_OCR_LANGUAGES,
   };
   if (mode === 'inline') {
-    const ocr = ocrOn ? new TesseractOcrEngine({ binary: config.TRAWL_TESSERACT_PATH, maxConcurrent: config.TRAWL_OCR_CONCURRENCY }) : undefined;
+    const ocr = ocrOn ? ocrEngine() : undefined;
     return new InlineDocumentParser(settings, ocr);
   }
   return new ThreadedDocumentParser(new URL('./document/document-thread.js', import.meta.url), config.TRAWL_DOCUMENT_CONCURRENCY, {

@@ -1,13 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TrawlError } from '@trawl/api-schema';
-import { TesseractOcrEngine, type OcrEngine } from '@trawl/scrape-engine';
+import { TesseractOcrEngine, parseDocument, type OcrEngine } from '@trawl/scrape-engine';
 import { parseOptionsFor, type DocumentParseRequest, type DocumentThreadData } from './document-parser.js';
-import { parseDocument } from '@trawl/scrape-engine';
 
 // Entry point of a document parse thread (see ThreadedDocumentParser). One parse at a time.
 const data = workerData as DocumentThreadData;
 const ocr: OcrEngine | undefined = data.tesseractPath
-  ? new TesseractOcrEngine({ binary: data.tesseractPath, maxConcurrent: data.ocrConcurrency })
+  ? new TesseractOcrEngine({ binary: data.tesseractPath, maxProcesses: data.ocrConcurrency })
   : undefined;
 
 parentPort?.on('message', (msg: { id: number; request: DocumentParseRequest }) => {

@@ -59,8 +59,9 @@ function parsePayload(data: unknown): { job: ScrapeJob; request: ScrapeRequest }
   const job = scrapeJobSchema.safeParse(data);
   if (!job.success) throw new UnrecoverableError(`invalid scrape job payload: ${job.error.message}`);
   if (job.data.document?.source === 'upload') {
-    // An upload has a file: URL of its name instead of a page to fetch.
-    const { url, ...options } = job.data.request;
+    // An upload has a file: URL of its name instead of a page to fetch; the page-only fields hold
+    // neutral values the parse schema derives again.
+    const { url, waitFor: _w, mobile: _m, lockdown: _l, storeInCache: _s, maxAge: _a, ...options } = job.data.request;
     const request = parseRequestSchema.safeParse(options);
     if (!request.success || typeof url !== 'string') throw new UnrecoverableError(`invalid parse request in job: ${request.error?.message ?? 'no url'}`);
     return { job: job.data, request: { ...request.data, url } };
