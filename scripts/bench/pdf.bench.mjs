@@ -27,6 +27,8 @@ const REPS = repsAt >= 0 ? Number(args[repsAt + 1]) : 3;
 
 const engine = join(root, 'packages', 'scrape-engine');
 const { readPdf } = await import(pathToFileURL(join(engine, 'dist', 'document', 'pdf', 'index.js')).href);
+const { TesseractOcrEngine, ocrEngineAvailable } = await import(pathToFileURL(join(engine, 'dist', 'document', 'ocr', 'index.js')).href);
+const OCR_PAGES = 3;
 const pdfParseCjs = createRequire(join(engine, 'package.json')).resolve('pdf-parse');
 const { PDFParse } = await import(pathToFileURL(join(dirname(pdfParseCjs), '..', 'esm', 'index.js')).href);
 
@@ -84,8 +86,9 @@ const files = rows.map(([pdf, expected, , note]) => ({
   password: /password (\S+)/.exec(note ?? '')?.[1],
 }));
 
-const options = () => ({
-  pdfMode: 'fast',
+const options = (pdfMode = 'fast', extra = {}) => ({
+  ...extra,
+  pdfMode,
   limits: { maxPages: 10_000, maxInflatedBytes: 1e10, maxCells: 1e7 },
   deadline: Date.now() + 600_000,
   signal: new AbortController().signal,
@@ -168,6 +171,45 @@ const table = [
   ...perFile.map((f) => `| ${f.name} | ${f.pages} | ${f1(f.ours)} | ${f1(f.baseline)} |`),
 ];
 console.log(table.join('\n'));
+
+// ---------- (c) OCR mode: the first pages of each file rendered and read by tesseract ----------
+// Baseline: fast mode (text layer) on the same pages, in the same run. Expected texts are cut at
+// pdf-parse's page separators, so both are scored against exactly the pages read.
+const firstPages = (text, n) => {
+  const at = [...text.matchAll(/^-- (\d+) of \d+ --$/gm)].find((m) => Number(m[1]) === n);
+  return at ? text.slice(0, at.index) : text;
+};
+const ocrEngine = new TesseractOcrEngine({ binary: process.env.TRAWL_TESSERACT_PATH ?? '/usr/bin/tesseract', maxProcesses: 1 });
+let ocr;
+if (await ocrEngineAvailable(ocrEngine)) {
+  const ocrStats = { ocr: { ms: 0, pages: 0 }, fast: { ms: 0, pages: 0 } };
+  const ocrDocs = { ocr: [], fast: [] };
+  for (const file of files.filter((f) => !f.password)) {
+    const expected = firstPages(file.expected, OCR_PAGES);
+    for (const mode of ['fast', 'ocr']) {
+      const t0 = performance.now();
+      const doc = await readPdf(new Uint8Array(file.bytes), { ...options(mode, { ocr: ocrEngine }), limits: { maxPages: OCR_PAGES, maxInflatedBytes: 1e10, maxCells: 1e7 } });
+      ocrStats[mode].ms += performance.now() - t0;
+      ocrStats[mode].pages += doc.numPages;
+      ocrDocs[mode].push(prDoc(expected, htmlToText(doc.html), dehyphenate));
+    }
+  }
+  const so = corpusScore(ocrDocs.ocr), sf = corpusScore(ocrDocs.fast);
+  ocr = { pagesPerSec: pps(ocrStats.ocr), fastPagesPerSec: pps(ocrStats.fast), f1: so, fastF1: sf, pages: ocrStats.ocr.pages };
+  console.log([
+    '',
+    `OCR mode (tesseract, 1 process, ~300 dpi), first ${OCR_PAGES} pages of each file (${ocr.pages} pages), dehyphenated scoring:`,
+    '',
+    '| mode | text F1 (P / R) | pages/s |',
+    '|---|---|---|',
+    `| ocr | ${f3(so.f1)} (${f3(so.precision)} / ${f3(so.recall)}) | ${f2(ocr.pagesPerSec)} |`,
+    `| fast (same pages) | ${f3(sf.f1)} (${f3(sf.precision)} / ${f3(sf.recall)}) | ${f2(ocr.fastPagesPerSec)} |`,
+    '',
+    `OCR speed / fast speed: **${(ocr.pagesPerSec / ocr.fastPagesPerSec).toFixed(3)}x**; OCR F1 / fast F1: **${f2(so.f1 / sf.f1)}x**.`,
+  ].join('\n'));
+} else {
+  console.log('\nOCR mode skipped: no tesseract (apt-get install tesseract-ocr)');
+}
 mkdirSync(join(root, '.bench'), { recursive: true });
-writeFileSync(join(root, '.bench', 'pdf.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, reps: REPS, speed, stats, f1: { ours: scoreOurs, baseline: scoreBase, oursDehyphenated: scoreOursD, baselineDehyphenated: scoreBaseD }, perFile }, null, 2));
+writeFileSync(join(root, '.bench', 'pdf.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, reps: REPS, speed, stats, f1: { ours: scoreOurs, baseline: scoreBase, oursDehyphenated: scoreOursD, baselineDehyphenated: scoreBaseD }, perFile, ocr }, null, 2));
 console.log(`\nwrote ${join('.bench', 'pdf.json')}`);
