@@ -2,6 +2,7 @@ import { TrawlError } from '@trawl/api-schema';
 import { pagesToHtml } from '../layout/index.js';
 import type { PageText, ParsedDocument, ParseDocumentOptions, TextRun } from '../types.js';
 import { pdfMetadata } from './pdf-metadata.js';
+import { checkPdfStreams } from './stream-budget.js';
 import { openPdf, type PdfDocument, type PdfPage } from './pdfjs.js';
 import { pageHasGraphics, renderPageToPng } from './render-page.js';
 import { annotationsToLinks, textItemToRun, type PdfTextItem, type PdfTextStyle, type PdfViewport } from './text-layer.js';
@@ -104,6 +105,7 @@ export async function readPdf(bytes: Uint8Array, options: ParseDocumentOptions):
     throw new TrawlError('DOCUMENT_OCR_UNAVAILABLE', 'OCR mode needs an OCR engine and this deployment has none.', { details: { format: 'pdf', reason: 'no-engine' } });
   }
   checkBudget(options, 0);
+  await checkPdfStreams(bytes, { perStream: options.limits.maxInflatedBytes, total: 4 * options.limits.maxInflatedBytes }, () => checkBudget(options, 0));
   const doc = await openPdf(bytes);
   try {
     const totalPages = doc.numPages;
