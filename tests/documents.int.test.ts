@@ -286,6 +286,18 @@ describe('POST /v2/parse', () => {
     expect(png.body.data.markdown).toMatch(/Quarterly Harbour Report/);
   }, 90_000);
 
+  it('takes options sent as a file part, and clamps an overlong file name and type', async () => {
+    const form = new FormData();
+    form.append('options', new Blob([JSON.stringify({ formats: ['html'] })], { type: 'application/json' }), 'options.json');
+    form.append('file', new Blob([REPORT], { type: `application/pdf; x=${'y'.repeat(400)}` }), `${'n'.repeat(3000)}.pdf`);
+    const res = await fetch(`${cluster.api.url}/v2/parse`, { method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}` }, body: form });
+    const body = await res.json() as { data: { html?: string; markdown?: string; metadata: { sourceURL: string } } };
+    expect({ status: res.status, body: res.status === 200 ? 'ok' : body }).toEqual({ status: 200, body: 'ok' });
+    expect(body.data.html).toContain('Quarterly Fixture Report');
+    expect(body.data.markdown).toBeUndefined();
+    expect(body.data.metadata.sourceURL.length).toBeLessThan(300);
+  });
+
   it('works from the official SDK, unmodified', async () => {
     const fc = new Firecrawl({ apiKey: BOOT_KEY, apiUrl: cluster.api.url });
     const doc = await fc.parse({ data: REPORT, filename: 'sdk.pdf', contentType: 'application/pdf' }, { formats: ['markdown'] });

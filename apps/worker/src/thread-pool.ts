@@ -140,7 +140,9 @@ export class ThreadPool<Q, R> {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of this.queue.splice(0)) t.reject(new TrawlError('SERVICE_UNAVAILABLE', 'shutting down', { retryable: true }));
+    const closing = () => new TrawlError('SERVICE_UNAVAILABLE', 'shutting down', { retryable: true });
+    for (const t of this.queue.splice(0)) t.reject(closing());
+    for (const s of this.slots) s.task?.reject(closing());
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 }

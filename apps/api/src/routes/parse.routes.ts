@@ -45,7 +45,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
     try {
       bb = busboy({
         headers: req.headers,
-        limits: { files: 1, fields: 20, fieldSize: deps.maxOptionsBytes, fileSize: maxFileBytes + 1, parts: 25 },
+        limits: { files: 2, fields: 20, fieldSize: deps.maxOptionsBytes, fileSize: maxFileBytes + 1, parts: 25 },
       });
     } catch (err) {
       reject(new TrawlError('BAD_REQUEST', `A parse request is multipart/form-data with a file part: ${(err as Error).message}`));
@@ -58,7 +58,10 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
       if (failed) return;
       failed = true;
       req.unpipe(bb);
+      bb.destroy(); // ends the file stream, so a running store stops and deletes what it wrote
       req.resume(); // drain what is left so the error answer can be sent
+      // A file stored before the failure is dropped too.
+      void (storing ?? Promise.resolve()).then(() => (result.upload ? deps.documentBodies.delete(result.upload.jobId) : undefined)).catch(() => undefined);
       reject(err);
     };
     bb.on('field', (name, value, info) => {
@@ -67,13 +70,28 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
       else result.options = value;
     });
     bb.on('file', (name, stream: Readable, info) => {
+      if (name === 'options') {
+        // `-F options=@options.json` sends the options as a file part: read it as text.
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        stream.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (bytes > deps.maxOptionsBytes) fail(new TrawlError('PAYLOAD_TOO_LARGE', `The options part is larger than ${deps.maxOptionsBytes} bytes`));
+          else chunks.push(c);
+        });
+        stream.on('end', () => {
+          result.options = Buffer.concat(chunks).toString('utf8');
+        });
+        return;
+      }
       if (name !== 'file' || result.upload || storing) {
         stream.resume();
         return;
       }
       const jobId = randomUUID();
-      const filename = (info.filename ?? '').trim() || 'upload';
-      const mimeType = declaredType(info.mimeType);
+      const filename = (info.filename ?? '').trim().slice(-255) || 'upload';
+      const declared = declaredType(info.mimeType);
+      const mimeType = declared && declared.length <= 256 ? declared : undefined;
       storing = deps.documentBodies.put(jobId, stream, { ttlSec, maxBytes: maxFileBytes }).then(
         (size) => {
           result.upload = { jobId, size, filename, ...(mimeType ? { mimeType } : {}) };

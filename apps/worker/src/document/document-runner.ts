@@ -69,13 +69,13 @@ export class DocumentRunner {
   /** After a fetch: answers a raw PDF at once, hands a document to the documents queue, or returns undefined for a page. */
   async takeOver(job: ScrapeJob, request: ScrapeRequest, page: FetchResult, proxyUsed: ProxyTier): Promise<RunResult | undefined> {
     if (!DocumentRunner.isDocument(page)) return undefined;
+    const bytes = page.body ?? Buffer.from(page.text ?? '', 'utf8');
+    if (page.kind === 'pdf' && request.parsers.length === 0) return this.rawPdf(job, request, page, bytes, proxyUsed);
     if (!this.deps.documentParsing) {
       throw new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `The target is a document (${page.contentType}); document parsing is turned off on this server`, {
         details: { contentType: page.contentType },
       });
     }
-    const bytes = page.body ?? Buffer.from(page.text ?? '', 'utf8');
-    if (page.kind === 'pdf' && request.parsers.length === 0) return this.rawPdf(job, request, page, bytes, proxyUsed);
     const ttlSec = Math.ceil(Math.max(0, job.deadline - this.now()) / 1000) + 60;
     const size = await this.deps.documentBodies.put(job.jobId, bytes, { ttlSec, maxBytes: Number.MAX_SAFE_INTEGER });
     // The documents role fetches nothing: the host slot of this attempt is spent.
@@ -83,7 +83,8 @@ export class DocumentRunner {
     await this.deps.dispatcher.handoff(job.teamId, job.jobId, 'documents', {
       ...rest,
       document: {
-        source: 'fetch', size, mimeType: page.contentType, url: page.url, statusCode: page.statusCode, proxyUsed,
+        source: 'fetch', size, url: page.url, statusCode: page.statusCode, proxyUsed,
+        ...(page.contentType.length <= 256 ? { mimeType: page.contentType } : {}),
       },
     });
     return { kind: 'handed-off' };

@@ -90,7 +90,13 @@ export class ScrapeProcessor {
   }
 
   async process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
-    const parsed = parsePayload(bullJob.data);
+    let parsed: ReturnType<typeof parsePayload>;
+    try {
+      parsed = parsePayload(bullJob.data);
+    } catch (err) {
+      await this.refuseInvalid(bullJob.data, err);
+      throw err;
+    }
     const { request } = parsed;
     let { job } = parsed;
     const log = this.deps.logger.child({
@@ -104,7 +110,8 @@ export class ScrapeProcessor {
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return { ok: true };
     }
-    if (job.crawl) {
+    if (job.crawl && this.queue !== 'documents') {
+      // The documents role fetches nothing (its file was downloaded by the attempt that handed it over).
       await this.waitForHostSlot(bullJob, job, request.url, token);
       // A crawl page's timeout counts from its start, not from when it was discovered.
       job = { ...job, deadline: this.now() + request.timeout };
@@ -140,6 +147,20 @@ export class ScrapeProcessor {
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: te.code }, (this.now() - started) / 1000);
       throw new UnrecoverableError(te.code);
     }
+  }
+
+  /**
+   * A payload no worker can run (a producer of another version, a field over its bound): a waiting
+   * caller gets a failed outcome at once instead of its timeout, and the slot goes back.
+   */
+  private async refuseInvalid(data: unknown, err: unknown): Promise<void> {
+    const { jobId, teamId, crawl } = (data ?? {}) as { jobId?: unknown; teamId?: unknown; crawl?: unknown };
+    if (typeof jobId !== 'string' || typeof teamId !== 'string' || crawl !== undefined) return;
+    this.deps.logger.error({ err, jobId }, 'invalid job payload');
+    const error = new TrawlError('SCRAPE_FAILED', 'The job could not be read by the worker (invalid payload)').toData();
+    await this.deps.results.put({ jobId, teamId, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: false, error } }, { zeroDataRetention: true });
+    await this.deps.documentBodies.delete(jobId);
+    await this.deps.dispatcher.release(teamId, jobId);
   }
 
   /**

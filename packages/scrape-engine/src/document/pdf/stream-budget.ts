@@ -1,4 +1,4 @@
-import { constants, createInflate, inflateSync } from 'node:zlib';
+import { constants, createInflate, inflateSync, type Inflate } from 'node:zlib';
 import { TrawlError } from '@trawl/api-schema';
 
 /** Limits of {@link checkPdfStreams}, in inflated bytes. */
@@ -9,33 +9,39 @@ export interface PdfStreamBudget {
   total: number;
 }
 
-/** Streams up to this compressed size are inflated in one synchronous call (bounded by the budget). */
-const SYNC_BELOW_BYTES = 1024 * 1024;
-/** How far back from `stream` the object's dictionary is looked for. */
-const DICT_LOOKBACK = 4096;
+/** One synchronous inflate call may produce at most this; bigger streams are counted streaming. */
+const SYNC_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** Nested zlib layers followed (`/Filter [/FlateDecode /FlateDecode ...]`). */
+const MAX_LAYERS = 4;
+
+/** A zlib header: deflate method, a window of at most 32 KiB, a valid check value. */
+function looksZlib(b: Uint8Array): boolean {
+  const b0 = b[0] ?? 0, b1 = b[1] ?? 0;
+  return b.length >= 2 && (b0 & 0x0f) === 8 && b0 >> 4 <= 7 && ((b0 << 8) | b1) % 31 === 0;
+}
 
 /**
- * Inflates every FlateDecode stream of a PDF once, counting and discarding the output, and throws
+ * Inflates every zlib stream of a PDF, counting and discarding the output, and throws
  * DOCUMENT_TOO_LARGE (`inflatedBytes`) when one stream or the whole file passes its budget. pdf.js
- * decodes streams into memory outside the V8 heap (a 1.5 MB file can make it allocate 4 GB), so the
- * thread's heap limit does not protect against such a bomb: this check runs before pdf.js sees the
- * file, in constant memory. Streams that fail to inflate are left to pdf.js (it tolerates damage).
- * `checkDeadline` runs before every 32nd stream and throws when the parse is out of time.
+ * decodes streams into memory outside the V8 heap (a 1.5 MB file made it allocate 4 GB), so a parse
+ * thread's heap limit does not protect against such a bomb: this check runs before pdf.js sees the file.
+ * Every stream is tried whatever its dictionary says (names can be escaped, filters indirect,
+ * dictionaries padded), and zlib data inside zlib data is followed, each layer counted. Streams that
+ * fail to inflate are left to pdf.js (it tolerates damage). `checkDeadline` runs before every 32nd
+ * stream and throws when the parse is out of time. LZW and RunLength streams are not counted.
  */
 export async function checkPdfStreams(bytes: Uint8Array, budget: PdfStreamBudget, checkDeadline: () => void): Promise<void> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const text = buf.toString('latin1');
-  const keyword = /(?<![A-Za-z])stream\r?\n/g;
+  const keyword = /(?<![A-Za-z])stream(?:\r\n|\r|\n)/g;
   let total = 0;
   let streams = 0;
   for (let m = keyword.exec(text); m !== null; m = keyword.exec(text)) {
     if (streams++ % 32 === 0) checkDeadline();
-    const dictStart = text.lastIndexOf(' obj', m.index);
-    const dict = text.slice(Math.max(dictStart, m.index - DICT_LOOKBACK), m.index);
-    if (!/\/(?:FlateDecode|Fl)\b/.test(dict)) continue;
     const start = m.index + m[0].length;
     const end = text.indexOf('endstream', start);
     const data = buf.subarray(start, end === -1 ? buf.length : end);
+    if (!looksZlib(data)) continue;
     const size = await inflatedSize(data, Math.min(budget.perStream, budget.total - total) + 1);
     total += size;
     if (size > budget.perStream || total > budget.total) {
@@ -48,33 +54,51 @@ export async function checkPdfStreams(bytes: Uint8Array, budget: PdfStreamBudget
 }
 
 /**
- * Bytes `data` inflates to, counted up to `cap` (stops there); a broken stream counts what came out.
- * Small streams inflate in one call whose output is capped; large ones stream in constant memory.
+ * Bytes `data` inflates to, every nested layer included, counted up to `cap`. A small stream whose
+ * output is small and not zlib again is inflated in one bounded call; anything else streams.
  */
 function inflatedSize(data: Buffer, cap: number): Promise<number> {
-  if (data.length < SYNC_BELOW_BYTES) {
-    try {
-      return Promise.resolve(inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: cap }).length);
-    } catch (err) {
-      // Past the cap, or a damaged stream (pdf.js copes with those on its own).
-      return Promise.resolve((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? cap : 0);
-    }
+  try {
+    const out = inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: Math.min(cap, SYNC_OUTPUT_BYTES) });
+    if (!looksZlib(out) && out.length < SYNC_OUTPUT_BYTES) return Promise.resolve(out.length);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') return Promise.resolve(0); // damaged: pdf.js copes
   }
+  return streamedSize(data, cap);
+}
+
+/** The streaming count: layers of Inflate streams, each layer's output counted and fed to the next. */
+function streamedSize(data: Buffer, cap: number): Promise<number> {
   return new Promise((resolve) => {
-    const inflate = createInflate({ finishFlush: constants.Z_SYNC_FLUSH }); // tolerate truncated streams
     let size = 0;
-    const done = () => {
-      inflate.removeAllListeners();
-      inflate.on('error', () => undefined);
-      inflate.destroy();
+    let finished = false;
+    const layers: Inflate[] = [];
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      for (const z of layers) {
+        z.removeAllListeners();
+        z.on('error', () => undefined);
+        z.destroy();
+      }
       resolve(size);
     };
-    inflate.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size >= cap) done();
-    });
-    inflate.on('end', done);
-    inflate.on('error', done);
-    inflate.end(data);
+    const layer = (depth: number): Inflate => {
+      const z = createInflate({ finishFlush: constants.Z_SYNC_FLUSH }); // tolerate truncated streams
+      layers.push(z);
+      let next: Inflate | null | undefined; // undefined until the first output chunk decides
+      z.on('data', (chunk: Buffer) => {
+        if (finished) return;
+        size += chunk.length;
+        if (size >= cap) return finish();
+        if (next === undefined) next = depth + 1 < MAX_LAYERS && looksZlib(chunk) ? layer(depth + 1) : null;
+        next?.write(chunk);
+      });
+      const end = () => (next ? next.end() : finish());
+      z.on('end', end);
+      z.on('error', end);
+      return z;
+    };
+    layer(0).end(data);
   });
 }
