@@ -254,6 +254,14 @@ describe('POST /v2/parse', () => {
     expect(r.body.data.metadata.title).toBe('Uploaded');
   });
 
+  it('decodes an uploaded page by its declared charset', async () => {
+    // "Café" in windows-1252, declared in the page.
+    const html = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1252"><title>Menu</title></head><body><h1>Caf'), Buffer.from([0xe9]), Buffer.from('</h1></body></html>')]);
+    const r = await upload(html, 'menu.html', { formats: ['markdown'], onlyMainContent: false }, { contentType: 'text/html' });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain('# Café');
+  });
+
   it('parses a CSV by its file name', async () => {
     const r = await upload('a,b\n1,2\n', 'numbers.csv');
     expect(r.status).toBe(200);

@@ -36,7 +36,7 @@ function trimmedHead(bytes: Uint8Array): string {
 }
 
 /** `%PDF-` in the first 1024 bytes (Acrobat accepts a prefix) and no markup before it. */
-function isPdf(bytes: Uint8Array): boolean {
+export function isPdf(bytes: Uint8Array): boolean {
   const text = head(bytes);
   const at = text.indexOf('%PDF-');
   return at !== -1 && !text.slice(0, at).includes('<');

@@ -1,6 +1,6 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { scrapeCredits, type DocumentBodyStore, type JobDispatcher, type ScrapeJob } from '@trawl/queue';
-import { detectContentKind, detectDocumentFormat, type Fetcher, type FetchResult, type ParsedDocument, type ProxyTier } from '@trawl/scrape-engine';
+import { decodeText, detectContentKind, detectDocumentFormat, type Fetcher, type FetchResult, type ParsedDocument, type ProxyTier } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, convertPage } from '../scrape/build-document.js';
@@ -122,7 +122,9 @@ export class DocumentRunner {
     if (format === undefined) {
       // An upload that is a page after all (HTML, text, JSON): the page pipeline, as a scrape would.
       const detected = detectContentKind({ ...(facts.mimeType ? { mimeType: facts.mimeType } : {}), bytes });
-      const textual: FetchResult = { ...page, kind: detected.kind, contentType: detected.mimeType, text: Buffer.from(bytes).toString('utf8') };
+      // Decoded as a browser would (BOM, <meta charset>, XML declaration), as fetched pages are.
+      const { text, charset } = decodeText({ bytes, kind: detected.kind });
+      const textual: FetchResult = { ...page, kind: detected.kind, contentType: detected.mimeType, text, charset: charset.encoding };
       const converted = await convertPage(this.deps.converter, request, textual, signal, { links: wantsLinks });
       const creditsUsed = scrapeCredits({ proxyUsed });
       const document = buildDocument(request, textual, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed });

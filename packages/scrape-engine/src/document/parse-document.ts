@@ -1,4 +1,5 @@
 import { TrawlError } from '@trawl/api-schema';
+import { isPdf } from '../content-kind.js';
 import { readOfficeDocument, sniffDocumentFormat } from './office/index.js';
 import { readImage, sniffImageType } from './ocr/index.js';
 import { readPdf } from './pdf/index.js';
@@ -11,13 +12,6 @@ export interface DocumentInput {
   mimeType?: string;
   /** File name (an upload's, or the URL's last path segment), when known. */
   filename?: string;
-}
-
-/** `%PDF-` within the first 1024 bytes with no markup before it (readers accept a junk prefix). */
-function isPdf(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1');
-  const at = head.indexOf('%PDF-');
-  return at !== -1 && !head.slice(0, at).includes('<');
 }
 
 /**
