@@ -3,7 +3,7 @@ import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observ
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  Admission, CrawlCoordinator, CrawlStore, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
+  Admission, ChangeStore, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
   createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
 } from '@trawl/queue';
 import {
@@ -19,6 +19,8 @@ import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } fro
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { ChangeTracker } from './scrape/change-tracking.js';
+import { CacheStep } from './cache/cache-step.js';
 import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
@@ -78,6 +80,16 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
+  // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
+  const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
+    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache' })
+    : redis;
+  const pageCache = config.TRAWL_CACHE_ENABLED
+    ? new PageCache(cacheRedis, {
+      prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
+      maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
+    })
+    : undefined;
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),
@@ -96,6 +108,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     crawlPages,
     hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
     shutdown: shutdown.signal,
+    cache: new CacheStep({
+      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
+      ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
+    }),
+    changes: new ChangeTracker(new ChangeStore(redis, keys), metrics),
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
@@ -178,6 +195,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
+      if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     },
   };

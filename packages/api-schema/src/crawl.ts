@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { documentSchema } from './document.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
-import { clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { webhookConfigSchema } from './webhook.js';
 
 /** Largest `limit` of a crawl. */
@@ -73,6 +73,7 @@ export const crawlRequestSchema = z
     ignoreSitemap: z.boolean().optional(),
     ...clientTagFields,
   })
+  .superRefine((body, ctx) => checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']))
   .transform(({ maxDepth, allowBackwardCrawling, ignoreSitemap, crawlEntireDomain, sitemap, maxDiscoveryDepth, ...body }) => {
     const depth = maxDiscoveryDepth ?? maxDepth;
     return {
@@ -103,7 +104,10 @@ export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
     zeroDataRetention: z.boolean().default(false),
     ...clientTagFields,
   })
-  .superRefine(checkScrapeOptions)
+  .superRefine((body, ctx) => {
+    checkScrapeOptions(body, ctx);
+    checkChangeTrackingRetention(body, ctx);
+  })
   .transform((body) => {
     const finalized = finalizeScrapeOptions(body);
     return { ...finalized, storeInCache: body.zeroDataRetention ? false : finalized.storeInCache };
