@@ -80,6 +80,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
+  const changeStore = new ChangeStore(redis, keys);
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
   const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
     ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache' })
@@ -112,7 +113,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
       ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
     }),
-    changes: new ChangeTracker(new ChangeStore(redis, keys), metrics),
+    changes: new ChangeTracker(changeStore, metrics),
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
@@ -133,7 +134,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const crawlProcessor = new CrawlProcessor({
-      store: crawlStore, coordinator, notify, discovery, results, credits, logger,
+      store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
       mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,

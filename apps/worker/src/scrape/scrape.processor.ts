@@ -152,7 +152,7 @@ export class ScrapeProcessor {
       }
       engine = result.engine;
       if (engine !== 'cache') await this.deps.cache.store(job, request, result, log);
-      if (ChangeTracker.wanted(request)) await this.deps.changes.track(job, request, result.document);
+      if (ChangeTracker.wanted(request)) await this.deps.changes.track(job, request, result.document, { hidden: job.crawl?.hidden === true });
       await this.finish(job, { ok: true, document: result.document }, log, result);
       if (job.document) await this.deps.documentBodies.delete(job.jobId);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'success' }, (this.now() - started) / 1000);
