@@ -161,7 +161,7 @@ describe('per-team concurrency', () => {
     const t = await cluster.team({ concurrency: 1 });
     site.resetCounters();
     slowGate.delayMs = 2500;
-    const first = scrape({ url: site.url('/slow') }, t.key);
+    const first = scrape({ url: site.url('/slow'), maxAge: 0 }, t.key);
     await new Promise((r) => setTimeout(r, 200));
     const second = await scrape({ url: site.url('/article'), timeout: 1000, maxAge: 0 }, t.key);
     expect(second.status).toBe(408);
