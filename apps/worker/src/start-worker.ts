@@ -91,6 +91,13 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
     })
     : undefined;
+  if (pageCache && cacheRedis !== redis && config.TRAWL_CACHE_MAX_BYTES === 0) {
+    // Unbounded by us and unable to evict: a full cache Redis would refuse every write.
+    void cacheRedis.config('GET', 'maxmemory-policy').then((reply) => {
+      const policy = Array.isArray(reply) ? String(reply[1]) : '';
+      if (policy === 'noeviction') logger.warn({ policy }, 'cache Redis does not evict and TRAWL_CACHE_MAX_BYTES is 0: set maxmemory-policy allkeys-lru on it');
+    }, () => undefined);
+  }
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),
