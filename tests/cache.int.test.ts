@@ -191,6 +191,25 @@ describe('page cache', () => {
   });
 });
 
+describe('cache-only modes over many pages', () => {
+  it('a lockdown batch serves cached pages and lists misses as errors without contacting the site; a lockdown crawl is refused', async () => {
+    await scrape({ url: site.url('/site/b') });
+    const before = site.hits.get('/site/b');
+    const start = await cluster.call('POST', '/v2/batch/scrape', { body: { urls: [site.url('/site/b'), site.url('/never-cached')], lockdown: true } });
+    expect(start.status).toBe(200);
+    await watchCrawl(cluster, start.body.id, { kind: 'batch' });
+    const { docs } = await allDocuments(cluster, start.body.id, 'batch');
+    expect(docs.map((d) => [pathOf(d), d.metadata.cacheState, d.metadata.creditsUsed])).toEqual([['/site/b', 'hit', 5]]);
+    const errors = await cluster.call('GET', `/v2/batch/scrape/${start.body.id}/errors`);
+    expect(errors.body.errors.map((e: { code: string }) => e.code)).toEqual(['SCRAPE_LOCKDOWN_CACHE_MISS']);
+    expect(site.hits.get('/site/b')).toBe(before);
+    expect(site.hits.get('/never-cached')).toBeUndefined();
+    const crawl = await cluster.call('POST', '/v2/crawl', { body: { url: site.url('/site/'), scrapeOptions: { lockdown: true } } });
+    expect(crawl.status).toBe(400);
+    expect(crawl.body.details[0].path).toBe('scrapeOptions.lockdown');
+  });
+});
+
 describe('cache deployment settings', () => {
   it('keeps the cache in a separate Redis when CACHE_REDIS_URL is set', async () => {
     const cacheServer = await RedisServerFixture.start({ appendonly: false });

@@ -73,7 +73,19 @@ export const crawlRequestSchema = z
     ignoreSitemap: z.boolean().optional(),
     ...clientTagFields,
   })
-  .superRefine((body, ctx) => checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']))
+  .superRefine((body, ctx) => {
+    checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
+    // A crawl reads robots.txt, sitemaps and pages to discover links: it cannot run from the cache alone.
+    for (const option of ['lockdown', 'minAge'] as const) {
+      if (body.scrapeOptions[option] !== undefined && body.scrapeOptions[option] !== false) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['scrapeOptions', option],
+          message: `${option} is cache-only, but a crawl must contact the site to discover pages; use a batch scrape of known URLs instead`,
+        });
+      }
+    }
+  })
   .transform(({ maxDepth, allowBackwardCrawling, ignoreSitemap, crawlEntireDomain, sitemap, maxDiscoveryDepth, ...body }) => {
     const depth = maxDiscoveryDepth ?? maxDepth;
     return {
