@@ -75,10 +75,11 @@ describe('normalizeCronShape', () => {
   it('accepts 5 fields and collapses spaces', () => {
     expect(normalizeCronShape('  */30   *  * * 1-5 ')).toEqual({ ok: true, cron: '*/30 * * * 1-5' });
     expect(normalizeCronShape('0 9 * JAN MON')).toEqual({ ok: true, cron: '0 9 * JAN MON' });
+    expect(normalizeCronShape('0 9 * * THU')).toEqual({ ok: true, cron: '0 9 * * THU' });
   });
 
   it('refuses seconds, missing fields and stray characters', () => {
-    for (const bad of ['* * * * * *', '* * * *', '', '0 9 * * 1;rm', '@daily']) {
+    for (const bad of ['* * * * * *', '* * * *', '', '0 9 * * 1;rm', '@daily', 'H * * * *', '0 H/2 * * *']) {
       expect(normalizeCronShape(bad).ok).toBe(false);
     }
   });

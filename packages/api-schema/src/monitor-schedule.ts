@@ -127,6 +127,10 @@ export function normalizeCronShape(cron: string): { ok: true; cron: string } | {
   if (fields.length !== 5 || fields.some((f) => !CRON_FIELD.test(f))) {
     return { ok: false, error: 'cron must be a 5-field cron expression (minute hour day-of-month month day-of-week), e.g. "*/30 * * * *"' };
   }
+  // cron-parser's hashed values (`H`) are random per parse: BullMQ would move the run every time.
+  if (fields.some((f) => f.split(',').some((item) => /^h/i.test(item)))) {
+    return { ok: false, error: 'cron: hashed values (H) are not supported; give the minute or hour' };
+  }
   return { ok: true, cron: fields.join(' ') };
 }
 

@@ -82,7 +82,7 @@ export const monitorCrawlOptionsSchema = crawlRequestObjectSchema
   .meta({ id: 'MonitorCrawlOptions' });
 
 /** Target ids: generated (UUID) when absent; kept on update so a target's history stays its own. */
-const targetIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'Target ids use letters, digits, "_", ".", ":" and "-"');
+const targetIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'Target ids use letters, digits, "_", "." and "-"');
 
 const uniqueUrls = z
   .array(httpUrlSchema)

@@ -35,6 +35,13 @@
  * | `<p>:crawl-events` | pub/sub channel of crawl progress (`{crawlId, type}`) | CrawlStore |
  * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
  * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
+ * | `<p>:{m:ID}:monitor` | hash: teamId, config JSON, status, currentCheckId, currentCheckAt, lastRunAt, lastCheckSummary, createdAt, updatedAt | MonitorStore |
+ * | `<p>:{m:ID}:checks` | zset checkId -> created time (ms) | MonitorStore (pruned past the monitor's retentionDays) |
+ * | `<p>:{m:ID}:check:<checkId>` | hash: status, json (the check record) | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:pages` | list of page JSON, in target order | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:pages:<status>` | list of indexes into `pages` of the pages with that status | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:done` | set of target ids whose crawl or batch ended | MonitorStore |
+ * | `<p>:{t:ID}:monitors` | zset monitorId -> created time (ms): the team's monitors | MonitorStore |
  * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
  */
 export class RedisKeys {
@@ -111,6 +118,24 @@ export class RedisKeys {
   }
   resultsChannel(): string {
     return `${this.prefix}:results`;
+  }
+  /** A monitor's record; every key of one monitor shares the hash tag `{m:<id>}`. */
+  monitor(monitorId: string): string {
+    return `${this.prefix}:{m:${monitorId}}:monitor`;
+  }
+  monitorChecks(monitorId: string): string {
+    return `${this.prefix}:{m:${monitorId}}:checks`;
+  }
+  /**
+   * The keys of one check, in the order the monitor scripts expect: record, pages, the five
+   * pages-by-status lists (same, new, changed, removed, error), done targets.
+   */
+  monitorCheck(monitorId: string, checkId: string): string[] {
+    const base = `${this.prefix}:{m:${monitorId}}:check:${checkId}`;
+    return [base, `${base}:pages`, ...['same', 'new', 'changed', 'removed', 'error'].map((s) => `${base}:pages:${s}`), `${base}:done`];
+  }
+  teamMonitors(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:monitors`;
   }
   /** BullMQ prefix: a hash tag keeps each queue's keys in one Cluster slot, as BullMQ requires. */
   bullPrefix(): string {
