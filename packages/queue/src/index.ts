@@ -69,3 +69,4 @@ export {
 } from './monitor-store.js';
 export { MonitorScheduler, monitorCrawlEnded, nameUuid } from './monitor-scheduler.js';
 export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
+export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';
