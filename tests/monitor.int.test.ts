@@ -285,7 +285,7 @@ describe('monitors', () => {
     await expect(fc.getMonitor(monitor.id)).rejects.toMatchObject({ status: 404 });
   });
 
-  it('one check at a time: a run while one runs is skipped_overlap; no credits: skipped_no_credits', async () => {
+  it('one check at a time: a run while one runs is skipped_overlap; a cancelled batch ends its check; no credits: skipped_no_credits', async () => {
     const monitor = await fc.createMonitor({ name: 'Slow', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.url('/slow')] }] });
     const targetId = monitor.targets[0]!.id!;
     const served = new Promise<void>((r) => site.route('/slow', async (_req, res) => {
@@ -299,10 +299,18 @@ describe('monitors', () => {
     const overlapping = await fc.runMonitor(monitor.id);
     await jobs.completed(`check-${overlapping.id}`);
     expect((await fc.getMonitorCheck(monitor.id, overlapping.id)).status).toBe('skipped_overlap');
+    const running = await fc.getMonitorCheck(monitor.id, slow.id);
+    expect(running).toMatchObject({ status: 'running', targetResults: [{ targetId, type: 'scrape', batchId: expect.any(String) }] });
     expect((await fc.getMonitor(monitor.id)).currentCheckId).toBe(slow.id);
-    releaseSlow();
+    // Cancelling the check's batch (in the API process) ends the check too.
+    const batchId = (running.targetResults![0] as unknown as { batchId: string }).batchId;
+    expect((await cluster.call('DELETE', `/v2/batch/scrape/${batchId}`)).status).toBe(200);
     await jobs.checkFinished(slow.id, [targetId]);
-    expect((await fc.getMonitorCheck(monitor.id, slow.id)).status).toBe('completed');
+    expect(await fc.getMonitorCheck(monitor.id, slow.id)).toMatchObject({
+      status: 'failed', error: `target ${targetId}: batch scrape cancelled`, summary: { totalPages: 0 },
+    });
+    expect((await fc.getMonitor(monitor.id)).currentCheckId).toBeNull();
+    releaseSlow();
 
     const broke = await cluster.team({ credits: 0 });
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
