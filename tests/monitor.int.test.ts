@@ -180,6 +180,9 @@ describe('monitors', () => {
     const first = await fc.runMonitor(monitor.id);
     expect(first).toMatchObject({ monitorId: monitor.id, status: 'queued', trigger: 'manual' });
     await jobs.checkFinished(first.id, [targetId]);
+    const firstDetail = await fc.getMonitorCheck(monitor.id, first.id);
+    expect(firstDetail).toMatchObject({ status: 'completed', trigger: 'manual', billingStatus: 'confirmed', actualCredits: 2 });
+    expect(firstDetail.pages.map((p) => p.status)).toEqual(['new', 'new']);
     await receiver.waitFor(() => receiver.ofCheck(first.id).some((b) => b.type === 'monitor.check.completed'));
     const firstEvents = receiver.ofCheck(first.id);
     expect(firstEvents.filter((b) => b.type === 'monitor.page').map((b) => [b.data[0].url, b.data[0].status]).sort()).toEqual([
@@ -188,9 +191,6 @@ describe('monitors', () => {
     const firstDone = firstEvents.find((b) => b.type === 'monitor.check.completed');
     expect(firstDone).toMatchObject({ success: true, id: monitor.id, metadata: { team: 'growth' } });
     expect(firstDone.data[0]).toMatchObject({ id: first.id, status: 'completed', summary: { totalPages: 2, new: 2, same: 0, changed: 0 } });
-    const firstDetail = await fc.getMonitorCheck(monitor.id, first.id);
-    expect(firstDetail).toMatchObject({ status: 'completed', trigger: 'manual', billingStatus: 'confirmed', actualCredits: 2 });
-    expect(firstDetail.pages.map((p) => p.status)).toEqual(['new', 'new']);
 
     // Second check, nothing changed: every page is the same, and no webhook is sent.
     const second = await fc.runMonitor(monitor.id);
@@ -203,6 +203,7 @@ describe('monitors', () => {
     content.pricing = paragraph('Basic plan: 12 EUR per month.');
     const third = await fc.runMonitor(monitor.id);
     await jobs.checkFinished(third.id, [targetId]);
+    expect((await fc.getMonitorCheck(monitor.id, third.id)).summary).toMatchObject({ totalPages: 2, same: 1, changed: 1 });
     await receiver.waitFor(() => receiver.ofCheck(third.id).some((b) => b.type === 'monitor.check.completed'));
     const thirdPages = receiver.ofCheck(third.id).filter((b) => b.type === 'monitor.page');
     expect(thirdPages.map((b) => [b.data[0].url, b.data[0].status])).toEqual([[pricing, 'changed']]);
