@@ -83,6 +83,10 @@ describe('createMonitorRequestSchema', () => {
     expect(issues({ ...base, targets: dupIds })).toEqual([{ path: 'targets[1].id', message: 'Duplicate target id "x"' }]);
     expect(issues({ ...base, targets: [{ type: 'scrape', urls: ['https://a.test/'], scrapeOptions: { timeout: 10 } }] })[0]?.path).toBe('targets[0].scrapeOptions.timeout');
     expect(issues({ ...base, targets: [{ type: 'rss', url: 'https://a.test/' }] })[0]?.path).toBe('targets[0].type');
+    expect(issues({ ...base, targets: [{ type: 'scrape', urls: ['https://a.test/'], scrapeOptions: { lockdown: true } }] })).toEqual([
+      { path: 'targets[0].scrapeOptions.lockdown', message: 'lockdown serves pages from the cache only; a monitor fetches them at every check' },
+    ]);
+    expect(issues({ ...base, targets: [{ type: 'crawl', url: 'https://a.test/', scrapeOptions: { minAge: 1000 } }] })[0]?.path).toBe('targets[0].scrapeOptions.minAge');
   });
 
   it('accepts search targets, goal, judgeEnabled and email so the gateway can refuse them by name', () => {

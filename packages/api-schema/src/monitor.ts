@@ -63,11 +63,19 @@ export type MonitorSchedule = z.output<typeof monitorStoredScheduleSchema>;
 
 /**
  * Scrape options of a monitor target: the scrape options schema, but `maxAge` defaults to 0 (every
- * check fetches the page: a cached copy would always compare as `same`).
+ * check fetches the page: a cached copy would always compare as `same`), and the cache-only modes
+ * are refused (they never fetch; lockdown also forbids keeping the page to compare with).
  */
 const monitorScrapeOptionsSchema = scrapeOptionsObjectSchema
   .extend({ maxAge: z.number().int().min(0).default(0) })
-  .superRefine(checkScrapeOptions)
+  .superRefine((options, ctx) => {
+    checkScrapeOptions(options, ctx);
+    for (const option of ['lockdown', 'minAge'] as const) {
+      if (options[option] !== undefined && options[option] !== false) {
+        ctx.addIssue({ code: 'custom', path: [option], message: `${option} serves pages from the cache only; a monitor fetches them at every check` });
+      }
+    }
+  })
   .transform(finalizeScrapeOptions)
   .meta({ id: 'MonitorScrapeOptions' });
 
