@@ -121,6 +121,15 @@ class MonitorJobs {
   }
 }
 
+/**
+ * Schedules whose next run is about half a day (or some days) away, so no scheduled check fires while
+ * a test runs manual ones (the scheduler test starts its run explicitly).
+ */
+const AWAY = new Date(Date.now() + 12 * 3_600_000);
+const farCron = `${AWAY.getUTCMinutes()} ${AWAY.getUTCHours()} * * *`;
+const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const farText = `every ${DAYS[(new Date().getUTCDay() + 3) % 7]} at ${AWAY.getUTCHours()}:${String(AWAY.getUTCMinutes()).padStart(2, '0')}`;
+
 /** Types of the webhook deliveries queued about a check (the queue keeps them for an hour). */
 async function webhookEvents(checkId: string): Promise<string[]> {
   const queue = new Queue('webhook', { connection: cluster.redis, prefix: new RedisKeys('trawl').bullPrefix() });
@@ -167,11 +176,11 @@ describe('monitors', () => {
   it('a monitor that notifies on change only', async () => {
     const monitor = await fc.createMonitor({
       name: 'Pricing watch',
-      schedule: { cron: '*/30 * * * *', timezone: 'Europe/Paris' },
+      schedule: { cron: farCron, timezone: 'Europe/Paris' },
       webhook: { url: receiver.url, metadata: { team: 'growth' } },
       targets: [{ type: 'scrape', urls: [site.url('/pricing'), site.url('/about')] }],
     });
-    expect(monitor).toMatchObject({ name: 'Pricing watch', status: 'active', schedule: { cron: '*/30 * * * *', timezone: 'Europe/Paris' }, retentionDays: 30 });
+    expect(monitor).toMatchObject({ name: 'Pricing watch', status: 'active', schedule: { cron: farCron, timezone: 'Europe/Paris' }, retentionDays: 30 });
     expect(Date.parse(monitor.nextRunAt!)).toBeGreaterThan(Date.now());
     const targetId = monitor.targets[0]!.id!;
     const pricing = site.url('/pricing');
@@ -227,11 +236,11 @@ describe('monitors', () => {
   it('a crawl target: pages found by the crawl, a page gone since the last check is removed, pages paginated with next', async () => {
     content.docsLinks = '<ul><li><a href="/docs/a">A</a></li><li><a href="/docs/b">B</a></li></ul>';
     const monitor = await fc.createMonitor({
-      name: 'Docs', schedule: { text: 'every 15 minutes' },
+      name: 'Docs', schedule: { text: `daily at ${AWAY.getUTCHours()}:${String(AWAY.getUTCMinutes()).padStart(2, '0')}` },
       webhook: { url: receiver.url, events: ['monitor.page'] },
       targets: [{ type: 'crawl', url: site.url('/docs'), crawlOptions: { sitemap: 'skip' } }],
     });
-    expect(monitor.schedule).toEqual({ cron: '*/15 * * * *', timezone: 'UTC', text: 'every 15 minutes' });
+    expect(monitor.schedule).toMatchObject({ cron: farCron, timezone: 'UTC' });
     const targetId = monitor.targets[0]!.id!;
     const first = await fc.runMonitor(monitor.id);
     await jobs.checkFinished(first.id, [targetId]);
@@ -254,15 +263,16 @@ describe('monitors', () => {
 
   it('runs on its BullMQ job scheduler, which pause removes, resume restores and delete ends', async () => {
     const monitor = await fc.createMonitor({
-      name: 'Scheduled', schedule: { text: 'every 5 minutes', timezone: 'America/New_York' },
+      name: 'Scheduled', schedule: { text: farText, timezone: 'America/New_York' },
       targets: [{ type: 'scrape', urls: [site.url('/about')] }],
     });
     const schedulerId = MonitorScheduler.schedulerId(monitor.id);
     const scheduler = await jobs.queue.getJobScheduler(schedulerId);
-    expect(scheduler).toMatchObject({ pattern: '*/5 * * * *', tz: 'America/New_York', next: Date.parse(monitor.nextRunAt!) });
+    expect(scheduler).toMatchObject({ pattern: monitor.schedule.cron, tz: 'America/New_York', next: Date.parse(monitor.nextRunAt!) });
+    expect(monitor.schedule.cron).toMatch(/^\d+ \d+ \* \* [0-6]$/);
     expect(scheduler?.template?.data).toEqual({ v: 1, kind: 'check', monitorId: monitor.id, teamId: expect.any(String), trigger: 'scheduled' });
 
-    // The run the scheduler queued for its next time, started now instead of in up to 5 minutes.
+    // The run the scheduler queued for its next time (days away), started now.
     const jobId = `repeat:${schedulerId}:${scheduler!.next}`;
     const job = await jobs.queue.getJob(jobId);
     expect(await job!.getState()).toBe('delayed');
@@ -277,9 +287,9 @@ describe('monitors', () => {
     const paused = await fc.updateMonitor(monitor.id, { status: 'paused' });
     expect(paused).toMatchObject({ status: 'paused', nextRunAt: null });
     expect(await jobs.queue.getJobScheduler(schedulerId)).toBeUndefined();
-    const resumed = await fc.updateMonitor(monitor.id, { status: 'active', schedule: { cron: '0 9 * * 1-5', timezone: 'Asia/Tokyo' } });
-    expect(resumed.schedule).toEqual({ cron: '0 9 * * 1-5', timezone: 'Asia/Tokyo' });
-    expect(await jobs.queue.getJobScheduler(schedulerId)).toMatchObject({ pattern: '0 9 * * 1-5', tz: 'Asia/Tokyo', next: Date.parse(resumed.nextRunAt!) });
+    const resumed = await fc.updateMonitor(monitor.id, { status: 'active', schedule: { cron: farCron, timezone: 'Asia/Tokyo' } });
+    expect(resumed.schedule).toEqual({ cron: farCron, timezone: 'Asia/Tokyo' });
+    expect(await jobs.queue.getJobScheduler(schedulerId)).toMatchObject({ pattern: farCron, tz: 'Asia/Tokyo', next: Date.parse(resumed.nextRunAt!) });
 
     expect(await fc.deleteMonitor(monitor.id)).toBe(true);
     expect(await jobs.queue.getJobScheduler(schedulerId)).toBeUndefined();
@@ -287,7 +297,7 @@ describe('monitors', () => {
   });
 
   it('one check at a time: a run while one runs is skipped_overlap; a cancelled batch ends its check; no credits: skipped_no_credits', async () => {
-    const monitor = await fc.createMonitor({ name: 'Slow', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.url('/slow')] }] });
+    const monitor = await fc.createMonitor({ name: 'Slow', schedule: { cron: farCron }, targets: [{ type: 'scrape', urls: [site.url('/slow')] }] });
     const targetId = monitor.targets[0]!.id!;
     const served = new Promise<void>((r) => site.route('/slow', async (_req, res) => {
       r();
@@ -316,20 +326,20 @@ describe('monitors', () => {
     const broke = await cluster.team({ credits: 0 });
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const poor = new Firecrawl({ apiKey: broke.key, apiUrl: cluster.api.url });
-    const m = await poor.createMonitor({ name: 'Poor', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
+    const m = await poor.createMonitor({ name: 'Poor', schedule: { cron: farCron }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
     const run = await poor.runMonitor(m.id);
     await jobs.completed(`check-${run.id}`);
     expect(await poor.getMonitorCheck(m.id, run.id)).toMatchObject({ status: 'skipped_no_credits', targetResults: [], summary: { totalPages: 0 } });
   });
 
   it('list, get, update; another team gets 404 for every route', async () => {
-    const a = await fc.createMonitor({ name: 'A', schedule: { text: 'hourly' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
+    const a = await fc.createMonitor({ name: 'A', schedule: { text: 'weekly' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
     const b = await fc.createMonitor({ name: 'B', schedule: { text: 'daily at 9:00' }, targets: [{ id: 'main', type: 'scrape', urls: [site.url('/about')] }] });
     expect(b.targets[0]!.id).toBe('main');
     const listed = await fc.listMonitors({ limit: 2 });
     expect(listed.map((m) => m.id)).toEqual([b.id, a.id]);
     expect((await fc.listMonitors({ limit: 1, offset: 1 })).map((m) => m.id)).toEqual([a.id]);
-    expect((await fc.getMonitor(a.id)).schedule).toEqual({ cron: '0 * * * *', timezone: 'UTC', text: 'hourly' });
+    expect((await fc.getMonitor(a.id)).schedule).toEqual({ cron: '0 0 * * 0', timezone: 'UTC', text: 'weekly' });
     const renamed = await fc.updateMonitor(a.id, { name: 'A2', retentionDays: 7, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
     // Same URLs without an id: the target keeps its id (and so its history).
     expect(renamed).toMatchObject({ name: 'A2', retentionDays: 7, targets: [{ id: a.targets[0]!.id }] });
@@ -348,7 +358,7 @@ describe('monitors', () => {
   });
 
   it('refuses bad schedules, unknown keys and what nothing serves here, naming the field', async () => {
-    const body = { name: 'x', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape' as const, urls: [site.url('/about')] }] };
+    const body = { name: 'x', schedule: { cron: farCron }, targets: [{ type: 'scrape' as const, urls: [site.url('/about')] }] };
     const refused = async (patch: Record<string, unknown>) => {
       const r = await cluster.call('POST', '/v2/monitor', { body: { ...body, ...patch } });
       expect(r.status).toBe(400);
