@@ -119,8 +119,9 @@ describe('politeness', () => {
   it('the per-host rate holds across crawls and workers share it', async () => {
     const s = await site({ pages: 12, branching: 4, sitemap: 'none' });
     const [a, b] = await Promise.all([
-      cluster.call('POST', '/v2/crawl', { body: { url: s.url('/'), sitemap: 'skip' } }),
-      cluster.call('POST', '/v2/crawl', { body: { url: s.url('/'), sitemap: 'skip' } }),
+      // maxAge 0: both crawls fetch every page (the cache would serve the second).
+      cluster.call('POST', '/v2/crawl', { body: { url: s.url('/'), sitemap: 'skip', scrapeOptions: { maxAge: 0 } } }),
+      cluster.call('POST', '/v2/crawl', { body: { url: s.url('/'), sitemap: 'skip', scrapeOptions: { maxAge: 0 } } }),
     ]);
     await Promise.all([watchCrawl(cluster, a.body.id), watchCrawl(cluster, b.body.id)]);
     const starts = s.served.map((p) => p.at).sort((x, y) => x - y);

@@ -132,7 +132,10 @@ const compose = YAML.parse(composeText, { merge: true }) as Compose;
 const dockerfileText = read('infra/docker/Dockerfile');
 const dockerfile = parseDockerfile(dockerfileText);
 const stageByName = new Map(dockerfile.stages.map((s) => [s.name, s]));
-const configText = ['apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/blob-store/src/blob-store-env.ts'].map(read).join('\n');
+const configText = [
+  'apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/config/src/cache-env.ts',
+  'packages/blob-store/src/blob-store-env.ts',
+].map(read).join('\n');
 /** A variable the code reads: a key of one of the zod config schemas. */
 const codeReads = (name: string) => new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);
 const workerRoles = [...(/WORKER_ROLES\s*=\s*\[([^\]]*)\]/.exec(read('apps/worker/src/config.ts'))?.[1] ?? '').matchAll(/'([^']+)'|"([^"]+)"/g)].map(
@@ -144,7 +147,7 @@ const composeComments = composeText
   .filter((l) => /^\s*#/.test(l) || / #/.test(l))
   .join('\n');
 /** Deployment variables that must be names the code reads. */
-const isAppVariable = (name: string) => /^(TRAWL_|REDIS_)/.test(name) || ['PORT', 'HOST', 'LOG_LEVEL'].includes(name);
+const isAppVariable = (name: string) => /^(TRAWL_|REDIS_)/.test(name) || ['PORT', 'HOST', 'LOG_LEVEL', 'CACHE_REDIS_URL'].includes(name);
 
 const SERVICES = ['redis', 'api', 'worker', 'browser-worker', 'documents-worker'];
 const SCALABLE = ['worker', 'browser-worker', 'documents-worker'];
@@ -157,6 +160,17 @@ const buildOf = (service: string) => {
 describe('docker-compose.yml', () => {
   it('defines redis, api, worker and browser-worker', () => {
     for (const s of SERVICES) expect(Object.keys(compose.services)).toContain(s);
+  });
+
+  it('keeps the page cache in its own bounded, evicting Redis that every app service reaches', () => {
+    const cache = compose.services['cache-redis']!;
+    expect(cache.image).toMatch(/^redis:7(\.|-|$)/);
+    const cmd = asText(cache.command);
+    expect(cmd).toMatch(/--maxmemory-policy\s+allkeys-lru\b/);
+    expect(cmd).toMatch(/--maxmemory\s+\S+/);
+    for (const service of ['api', 'worker', 'browser-worker', 'documents-worker']) {
+      expect(envNames(compose.services[service]!).get('CACHE_REDIS_URL')).toBe('redis://cache-redis:6379');
+    }
   });
 
   it('runs Redis 7 with AOF, noeviction, a named volume and a ping healthcheck', () => {

@@ -144,7 +144,8 @@ describe('per-team concurrency', () => {
     const t = await cluster.team({ concurrency: 2 });
     site.resetCounters();
     slowGate.delayMs = 400;
-    const results = await Promise.all(Array.from({ length: 6 }, () => scrape({ url: site.url('/slow') }, t.key)));
+    // maxAge 0: six fetches of one URL (the cache would serve the last four).
+    const results = await Promise.all(Array.from({ length: 6 }, () => scrape({ url: site.url('/slow'), maxAge: 0 }, t.key)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(site.maxInFlight).toBe(2);
     expect(site.hits.get('/slow')).toBe(6);
@@ -160,9 +161,9 @@ describe('per-team concurrency', () => {
     const t = await cluster.team({ concurrency: 1 });
     site.resetCounters();
     slowGate.delayMs = 2500;
-    const first = scrape({ url: site.url('/slow') }, t.key);
+    const first = scrape({ url: site.url('/slow'), maxAge: 0 }, t.key);
     await new Promise((r) => setTimeout(r, 200));
-    const second = await scrape({ url: site.url('/article'), timeout: 1000 }, t.key);
+    const second = await scrape({ url: site.url('/article'), timeout: 1000, maxAge: 0 }, t.key);
     expect(second.status).toBe(408);
     expect((await first).status).toBe(200);
     expect(site.hits.get('/article')).toBeUndefined();

@@ -255,7 +255,8 @@ async function trawlCrawl(seed, { signal, cluster, hooks }) {
   const res = await fetch(`${cluster.url}/v2/crawl`, {
     method: 'POST', headers, signal,
     body: JSON.stringify({
-      url: seed, limit: LIMIT, sitemap: 'skip', maxConcurrency: CONCURRENCY, scrapeOptions: { formats: ['markdown'] },
+      // maxAge 0: every round fetches, as Crawlee does (the cache would serve repeated rounds).
+      url: seed, limit: LIMIT, sitemap: 'skip', maxConcurrency: CONCURRENCY, scrapeOptions: { formats: ['markdown'], maxAge: 0 },
       webhook: { url: hooks.url, events: ['page', 'completed', 'failed'] },
     }),
   });

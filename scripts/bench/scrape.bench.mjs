@@ -49,7 +49,8 @@ const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
 const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
 await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
 
-const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'] });
+// maxAge 0: every request fetches (this measures the fetch path; cache.bench.mjs measures hits).
+const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'], maxAge: 0 });
 async function viaCluster(i) {
   const res = await fetch(`${api.url}/v2/scrape`, {
     method: 'POST', body: body(i),

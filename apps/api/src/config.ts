@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, webhookEnv } from '@trawl/config';
 import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 
 /**
@@ -9,6 +9,7 @@ import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
  */
 export const apiConfigSchema = z.object({
   ...commonEnv,
+  ...cacheEnv,
   ...blobStoreEnv,
   ...webhookEnv,
   /** Listening port. Default 3002. */

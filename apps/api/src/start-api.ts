@@ -72,7 +72,12 @@ export async function startApi(
     }, 10 * 60_000)
     : undefined;
   sweeper?.unref();
-  const capabilities = opts.capabilities ?? new Set<Capability>(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []);
+  const capabilities = opts.capabilities ?? new Set<Capability>([
+    ...(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []),
+    // Change tracking keeps its versions in the queue Redis: always there. The cache-only modes need the cache.
+    'changeTracking',
+    ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
+  ]);
   let shuttingDown = false;
   const credits = new CreditLedger(redis, keys);
   const crawlStore = new CrawlStore(redis, keys);

@@ -3,7 +3,7 @@ import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observ
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  Admission, CrawlCoordinator, CrawlStore, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
+  Admission, ChangeStore, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
   createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
@@ -23,6 +23,8 @@ import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } fro
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { ChangeTracker } from './scrape/change-tracking.js';
+import { CacheStep } from './cache/cache-step.js';
 import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 
@@ -87,6 +89,24 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     onEnded: monitorCrawlEnded(monitorScheduler),
   });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
+  const changeStore = new ChangeStore(redis, keys);
+  // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
+  const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
+    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache' })
+    : redis;
+  const pageCache = config.TRAWL_CACHE_ENABLED
+    ? new PageCache(cacheRedis, {
+      prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
+      maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
+    })
+    : undefined;
+  if (pageCache && cacheRedis !== redis && config.TRAWL_CACHE_MAX_BYTES === 0) {
+    // Unbounded by us and unable to evict: a full cache Redis would refuse every write.
+    void cacheRedis.config('GET', 'maxmemory-policy').then((reply) => {
+      const policy = Array.isArray(reply) ? String(reply[1]) : '';
+      if (policy === 'noeviction') logger.warn({ policy }, 'cache Redis does not evict and TRAWL_CACHE_MAX_BYTES is 0: set maxmemory-policy allkeys-lru on it');
+    }, () => undefined);
+  }
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),
@@ -105,6 +125,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     crawlPages,
     hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
     shutdown: shutdown.signal,
+    cache: new CacheStep({
+      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
+      ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
+    }),
+    changes: new ChangeTracker(changeStore, metrics),
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
@@ -125,7 +150,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const crawlProcessor = new CrawlProcessor({
-      store: crawlStore, coordinator, notify, discovery, results, credits, logger,
+      store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
       mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
@@ -207,6 +232,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
+      if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     },
   };

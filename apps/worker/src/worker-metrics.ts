@@ -52,6 +52,24 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['format', 'outcome'] as const,
       registers: [registry],
     }),
+    cacheLookups: new Counter({
+      name: 'trawl_cache_lookups_total',
+      help: 'Page cache lookups by mode (fresh: maxAge; lockdown; minAge) and outcome (hit, miss, stale: present but too old or unusable)',
+      labelNames: ['mode', 'outcome'] as const,
+      registers: [registry],
+    }),
+    cacheWrites: new Counter({
+      name: 'trawl_cache_writes_total',
+      help: 'Pages offered to the cache by outcome (stored, too_large, failed)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    changeTracking: new Counter({
+      name: 'trawl_change_tracking_total',
+      help: 'Pages compared with their previous version, by change status (new, same, changed, removed)',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
     /** Exposes the pool's live counts (browsers and open contexts) as gauges read at scrape time. */
     trackBrowserPool(stats: () => { browsers: number; contexts: number }) {
       new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Chromium browsers running in this process', registers: [registry], collect() { this.set(stats().browsers); } });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { documentSchema } from './document.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
-import { clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { webhookConfigSchema } from './webhook.js';
 
 /** Largest `limit` of a crawl. */
@@ -99,7 +99,10 @@ export function normalizeCrawlFields<T extends CrawlNameFields>(fields: T) {
  * `maxDepth` -> `maxDiscoveryDepth`, `allowBackwardCrawling` -> `crawlEntireDomain`,
  * `ignoreSitemap` -> `sitemap: skip`; a v2 name given as well wins.
  */
-export const crawlRequestSchema = crawlRequestObjectSchema.transform(normalizeCrawlFields).meta({ id: 'CrawlRequest' });
+export const crawlRequestSchema = crawlRequestObjectSchema
+  .superRefine((body, ctx) => checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']))
+  .transform(normalizeCrawlFields)
+  .meta({ id: 'CrawlRequest' });
 
 export type CrawlRequestInput = z.input<typeof crawlRequestSchema>;
 export type CrawlRequest = z.output<typeof crawlRequestSchema>;
@@ -120,7 +123,10 @@ export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
     zeroDataRetention: z.boolean().default(false),
     ...clientTagFields,
   })
-  .superRefine(checkScrapeOptions)
+  .superRefine((body, ctx) => {
+    checkScrapeOptions(body, ctx);
+    checkChangeTrackingRetention(body, ctx);
+  })
   .transform((body) => {
     const finalized = finalizeScrapeOptions(body);
     return { ...finalized, storeInCache: body.zeroDataRetention ? false : finalized.storeInCache };

@@ -60,7 +60,6 @@ describe('requiredCapabilities', () => {
         redactPII: { mode: 'mask' },
         proxy: 'enhanced',
         lockdown: false,
-        minAge: 1,
       }),
     ).toEqual([
       { capability: 'actions', option: 'actions' },
@@ -71,9 +70,13 @@ describe('requiredCapabilities', () => {
       { capability: 'onlyCleanContent', option: 'onlyCleanContent' },
       { capability: 'redactPII', option: 'redactPII' },
       { capability: 'proxy:enhanced', option: 'proxy' },
-      { capability: 'minAge', option: 'minAge' },
     ]);
+    expect(capabilitiesOf({ minAge: 1 })).toEqual([{ capability: 'minAge', option: 'minAge' }]);
     expect(capabilitiesOf({ lockdown: true })).toEqual([{ capability: 'lockdown', option: 'lockdown' }]);
+    expect(capabilitiesOf({ formats: [{ type: 'changeTracking', modes: ['git-diff', 'json'] }] })).toEqual([
+      { capability: 'changeTracking', option: 'formats[0]' },
+      { capability: 'changeTracking:json', option: 'formats[0].modes' },
+    ]);
     expect(capabilitiesOf({ redactPII: true })).toEqual([{ capability: 'redactPII', option: 'redactPII' }]);
   });
 

@@ -12,6 +12,7 @@ export const CAPABILITIES = {
   json: 'An LLM for `json` extraction.',
   summary: 'An LLM for the `summary` format.',
   changeTracking: 'Stored previous versions to diff against (`changeTracking` format).',
+  'changeTracking:json': 'An LLM to compare extractions (`changeTracking` mode `json`).',
   question: 'An LLM to answer a `question` format.',
   highlights: 'An LLM to pick `highlights`.',
   audio: 'Audio extraction (`audio` format).',
@@ -74,6 +75,9 @@ export function requiredCapabilities(options: CapabilityInput): CapabilityRequir
   options.formats.forEach((format, index) => {
     const capability = FORMAT_CAPABILITIES[format.type];
     if (capability !== undefined) out.push({ capability, option: `formats[${index}]` });
+    if (format.type === 'changeTracking' && format.modes?.includes('json')) {
+      out.push({ capability: 'changeTracking:json', option: `formats[${index}].modes` });
+    }
   });
   const add = (when: boolean, capability: Capability, option: string = capability): void => {
     if (when) out.push({ capability, option });

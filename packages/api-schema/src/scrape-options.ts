@@ -145,11 +145,14 @@ interface WaitFields {
   timeout: number;
   waitFor: number;
   actions?: readonly Action[] | undefined;
+  lockdown?: boolean;
+  minAge?: number | undefined;
 }
 
 /**
  * Cross-field rules: `waitFor` at most half of `timeout`; `waitFor` plus wait actions at most
- * {@link MAX_TOTAL_WAIT_MS}. Written defensively: zod may run it after other fields failed.
+ * {@link MAX_TOTAL_WAIT_MS}; no `actions` in the cache-only modes (a cached page has run none).
+ * Written defensively: zod may run it after other fields failed.
  */
 export function checkScrapeOptions(options: WaitFields, ctx: z.RefinementCtx): void {
   const { timeout, waitFor } = options;
@@ -170,6 +173,13 @@ export function checkScrapeOptions(options: WaitFields, ctx: z.RefinementCtx): v
       message: `waitFor plus wait actions total ${total} ms; at most ${MAX_TOTAL_WAIT_MS} ms is allowed`,
     });
   }
+  if (actions && actions.length > 0 && (options.lockdown === true || options.minAge !== undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['actions'],
+      message: `actions cannot be combined with ${options.lockdown === true ? 'lockdown' : 'minAge'}: cached pages are served as they were fetched`,
+    });
+  }
 }
 
 /** The fields {@link finalizeScrapeOptions} derives from. */
@@ -179,17 +189,20 @@ interface FinalizeFields {
   storeInCache: boolean;
   headers?: Record<string, string> | undefined;
   actions?: readonly Action[] | undefined;
+  profile?: unknown;
 }
 
 /**
  * Applies the defaults that depend on other fields: `maxAge` (2 days, two years with `lockdown`) and
- * `storeInCache` forced false when `actions` or `headers` are used (sensitive scrape).
+ * `storeInCache` forced false when `actions`, `headers` or a `profile` are used (sensitive scrape: the
+ * page may be one user's view, which must never be served to anyone else from the cache).
  */
 export function finalizeScrapeOptions<T extends FinalizeFields>(options: T): T & { maxAge: number } {
   const maxAge = options.maxAge ?? (options.lockdown ? LOCKDOWN_MAX_AGE_MS : DEFAULT_MAX_AGE_MS);
   const sensitive =
     (options.actions !== undefined && options.actions.length > 0) ||
-    (options.headers !== undefined && Object.keys(options.headers).length > 0);
+    (options.headers !== undefined && Object.keys(options.headers).length > 0) ||
+    options.profile !== undefined;
   return { ...options, maxAge, storeInCache: sensitive ? false : options.storeInCache };
 }
 

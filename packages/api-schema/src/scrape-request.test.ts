@@ -76,6 +76,15 @@ describe('scrapeRequestSchema defaults', () => {
     expect(parse({ actions: [{ type: 'scrape' }] }).storeInCache).toBe(false);
     expect(parse({ headers: {} }).storeInCache).toBe(true);
     expect(parse({ zeroDataRetention: true }).storeInCache).toBe(false);
+    expect(parse({ profile: { name: 'logged-in' } }).storeInCache).toBe(false);
+  });
+
+  it('refuses actions in the cache-only modes and change tracking under zero data retention', () => {
+    expect(paths({ url: 'http://a.example', lockdown: true, actions: [{ type: 'scrape' }] })).toEqual(['actions']);
+    expect(paths({ url: 'http://a.example', minAge: 1, actions: [{ type: 'scrape' }] })).toEqual(['actions']);
+    expect(paths({ url: 'http://a.example', zeroDataRetention: true, formats: ['markdown', 'changeTracking'] })).toEqual(['formats[1]']);
+    expect(paths({ url: 'http://a.example', lockdown: true, formats: [{ type: 'changeTracking', modes: ['git-diff'] }] })).toEqual(['formats[0]']);
+    expect(parse({ formats: ['changeTracking'] }).formats).toEqual([{ type: 'changeTracking' }]);
   });
 
   it('accepts origin, integration, auditMetadata, threatProtection and redactPII forms', () => {

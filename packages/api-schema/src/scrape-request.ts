@@ -43,6 +43,7 @@ export const scrapeRequestSchema = scrapeOptionsObjectSchema
         message: 'onlyCleanContent is not supported with zero data retention (lockdown implies it)',
       });
     }
+    checkChangeTrackingRetention(body, ctx);
   })
   .transform((body) => {
     const finalized = finalizeScrapeOptions(body);
@@ -50,6 +51,25 @@ export const scrapeRequestSchema = scrapeOptionsObjectSchema
     return { ...finalized, zeroDataRetention, storeInCache: zeroDataRetention ? false : finalized.storeInCache };
   })
   .meta({ id: 'ScrapeRequest' });
+
+/**
+ * Change tracking keeps the page's markdown to compare with next time, which zero data retention
+ * (and lockdown, which implies it) forbids.
+ */
+export function checkChangeTrackingRetention(
+  body: { formats?: ReadonlyArray<{ type: string }> | undefined; zeroDataRetention?: boolean | undefined; lockdown?: boolean | undefined },
+  ctx: z.RefinementCtx,
+  path: Array<string | number> = [],
+): void {
+  const index = body.formats?.findIndex((f) => f.type === 'changeTracking') ?? -1;
+  if (index >= 0 && (body.zeroDataRetention === true || body.lockdown === true)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'formats', index],
+      message: 'changeTracking keeps the page to compare with later scrapes, which zero data retention (and lockdown) forbids',
+    });
+  }
+}
 
 /** The scrape body as sent by the client. */
 export type ScrapeRequestInput = z.input<typeof scrapeRequestSchema>;

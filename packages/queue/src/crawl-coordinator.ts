@@ -62,7 +62,7 @@ export class CrawlCoordinator {
       return result;
     }
     const crawl = result.pages.length > 0 || result.state === 'wait' ? (known ?? (await this.store.get(crawlId))) : null;
-    if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth);
+    if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
     if (result.state === 'wait' && crawl) {
       const job: CrawlQueueJob = { v: 1, kind: 'pump', crawlId, teamId: crawl.teamId };
       await this.queues.get('crawl').add('pump', job, {
@@ -75,7 +75,7 @@ export class CrawlCoordinator {
   }
 
   /** Submits one page as a bulk scrape job through its team's concurrency group. */
-  async submit(crawl: CrawlRecord, jobId: string, url: string, depth: number): Promise<void> {
+  async submit(crawl: CrawlRecord, jobId: string, url: string, depth: number, hidden?: boolean): Promise<void> {
     const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as Record<string, unknown>;
     const timeout = typeof scrapeOptions.timeout === 'number' ? scrapeOptions.timeout : 60_000;
     const now = this.now();
@@ -87,7 +87,7 @@ export class CrawlCoordinator {
       deadline: now + timeout,
       mode: 'async',
       zeroDataRetention: crawl.zeroDataRetention,
-      crawl: { id: crawl.id, kind: crawl.kind, depth },
+      crawl: { id: crawl.id, kind: crawl.kind, depth, ...(hidden ? { hidden } : {}) },
     };
     // A page left unsubmitted (backlog full, crash) stays in flight; the watchdog submits it again.
     await this.dispatcher.submit({
@@ -163,7 +163,7 @@ export class CrawlCoordinator {
         if (live === 'live') continue;
         recovered += 1;
         if (live === 'lost') {
-          await this.submit(crawl, page.jobId, page.url, page.depth);
+          await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
         } else {
           const r = await this.store.pageDone(crawlId, page.jobId, {
             kind: 'error',

@@ -9,6 +9,9 @@
  * make that true checks it, so completion never waits for a sweep.
  */
 
+/** Frontier scores from here on are pages known only from earlier crawls (depth * 1e10 stays below). */
+const HIDDEN_BAND = 9e14;
+
 const FINISH = `
 local function finish(status, now)
   local retention = tonumber(redis.call('HGET', KEYS[1], 'retentionSec') or '86400')
@@ -29,10 +32,13 @@ end
 /**
  * ENQUEUE: adds discovered URLs to the frontier, each once (seen set) and never beyond `limit` pages.
  * ARGV[1] now ms, ARGV[2] 'reopen' to reopen a completed batch (appendToId) or '', then groups of
- * five: dedupe key, url, depth, jobId, flag ('ok' or 'robots': blocked by robots.txt, listed only).
+ * five: dedupe key, url, depth, jobId, flag ('ok'; 'robots': blocked by robots.txt, listed only;
+ * 'hidden': known only from earlier crawls, taken after every organic page, `hidden` in its item
+ * until found organically, through the items field `h:<key>` -> jobId).
  * Returns {accepted, robotsBlocked}.
  */
 export const ENQUEUE_LUA = `${FINISH}
+local HIDDEN_BAND = ${HIDDEN_BAND}
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'completed' and ARGV[2] == 'reopen' then
   redis.call('HSET', KEYS[1], 'status', 'scraping')
@@ -54,10 +60,27 @@ for i = 3, #ARGV, 5 do
     end
   elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
     local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-    redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
-    redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
+    if flag == 'hidden' then
+      -- Known only from earlier crawls: after every page found organically, and marked so.
+      redis.call('ZADD', KEYS[3], HIDDEN_BAND + seq, jobId)
+      redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth, hidden = true}), 'h:' .. key, jobId)
+    else
+      redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
+      redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
+    end
     total = total + 1
     accepted = accepted + 1
+  elseif flag == 'ok' then
+    -- Found organically after all: a hidden page still waiting becomes visible, in its BFS place.
+    local hidden = redis.call('HGET', KEYS[4], 'h:' .. key)
+    if hidden then
+      redis.call('HDEL', KEYS[4], 'h:' .. key)
+      local item = redis.call('HGET', KEYS[4], hidden)
+      if item and redis.call('ZSCORE', KEYS[3], hidden) then
+        redis.call('HSET', KEYS[4], hidden, cjson.encode({url = cjson.decode(item).url, depth = depth}))
+        redis.call('ZADD', KEYS[3], depth * 1e10 + redis.call('HINCRBY', KEYS[1], 'seq', 1), hidden)
+      end
+    end
   end
 end
 redis.call('HSET', KEYS[1], 'total', total)
@@ -72,6 +95,7 @@ return {accepted, blocked}
  * `busy` (no room), `completed` (this call completed the crawl), or the crawl's status when not scraping.
  */
 export const PUMP_LUA = `${FINISH}
+local HIDDEN_BAND = ${HIDDEN_BAND}
 local now = tonumber(ARGV[1])
 local status = redis.call('HGET', KEYS[1], 'status')
 if status ~= 'scraping' then return {status or 'missing', 0} end
@@ -81,6 +105,16 @@ if redis.call('ZCARD', KEYS[3]) == 0 then
 end
 local free = tonumber(redis.call('HGET', KEYS[1], 'maxConcurrency')) - redis.call('ZCARD', KEYS[5])
 if free <= 0 then return {'busy', 0} end
+-- Hidden pages (scores from HIDDEN_BAND) start only when no organic page is in flight: one of those
+-- may still link to them (and make them visible). Organic pages never wait for hidden ones.
+local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+local organicOnly = tonumber(head[2]) < HIDDEN_BAND
+if not organicOnly then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+    local item = redis.call('HGET', KEYS[4], id)
+    if item and not cjson.decode(item).hidden then return {'ok', 0} end
+  end
+end
 local delay = tonumber(redis.call('HGET', KEYS[1], 'delayMs') or '0')
 if delay > 0 then
   local nextAt = tonumber(redis.call('HGET', KEYS[1], 'nextStartAt') or '0')
@@ -89,7 +123,13 @@ if delay > 0 then
   redis.call('HSET', KEYS[1], 'nextStartAt', now + delay)
 end
 local take = math.min(free, tonumber(ARGV[2]))
-local popped = redis.call('ZPOPMIN', KEYS[3], take)
+local popped
+if organicOnly then
+  popped = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. HIDDEN_BAND, 'WITHSCORES', 'LIMIT', 0, take)
+  for i = 1, #popped, 2 do redis.call('ZREM', KEYS[3], popped[i]) end
+else
+  popped = redis.call('ZPOPMIN', KEYS[3], take)
+end
 local out = {'ok', 0}
 for i = 1, #popped, 2 do
   local id = popped[i]

@@ -70,6 +70,8 @@ export interface CrawlCandidate {
   url: string;
   depth: number;
   robotsBlocked?: boolean;
+  /** Known only from earlier crawls (change tracking): scraped after every page found organically. */
+  hidden?: boolean;
 }
 
 /** A page handed out by {@link CrawlStore.pump}: submit it as a scrape job with this id. */
@@ -77,6 +79,8 @@ export interface CrawlPage {
   jobId: string;
   url: string;
   depth: number;
+  /** Known only from earlier crawls (`changeTracking.visibility: hidden`). */
+  hidden?: boolean;
 }
 
 export interface PumpResult {
@@ -190,7 +194,7 @@ export class CrawlStore {
     for (let i = 0; i === 0 || i < candidates.length; i += ENQUEUE_CHUNK) {
       const args: (string | number)[] = [opts.now ?? Date.now(), opts.reopen && i === 0 ? 'reopen' : ''];
       for (const c of candidates.slice(i, i + ENQUEUE_CHUNK)) {
-        args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : 'ok');
+        args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : c.hidden ? 'hidden' : 'ok');
       }
       const [a, b] = (await this.redis.eval(ENQUEUE_LUA, 8, ...this.keys.crawl(crawlId), ...args)) as [number, number];
       accepted += a;
@@ -215,8 +219,8 @@ export class CrawlStore {
     for (let i = 2; i + 1 < raw.length; i += 2) {
       const item = String(raw[i + 1]);
       if (!item) continue;
-      const { url, depth } = JSON.parse(item) as { url: string; depth: number };
-      pages.push({ jobId: String(raw[i]), url, depth });
+      const { url, depth, hidden } = JSON.parse(item) as { url: string; depth: number; hidden?: boolean };
+      pages.push({ jobId: String(raw[i]), url, depth, ...(hidden ? { hidden } : {}) });
     }
     return { state: String(raw[0]), waitUntil: Number(raw[1]), pages };
   }
@@ -273,7 +277,7 @@ export class CrawlStore {
   }
 
   /** In-flight pages with their start times (watchdog): two reads, whatever their number. */
-  async inflight(crawlId: string): Promise<{ jobId: string; startedAt: number; url: string; depth: number }[]> {
+  async inflight(crawlId: string): Promise<Array<CrawlPage & { startedAt: number }>> {
     const k = this.keys.crawl(crawlId);
     const raw = await this.redis.zrange(k[4]!, 0, -1, 'WITHSCORES');
     if (raw.length === 0) return [];
@@ -281,7 +285,7 @@ export class CrawlStore {
     const items = await this.redis.hmget(k[3]!, ...ids);
     return ids.map((jobId, i) => {
       const item = items[i];
-      const parsed = item ? (JSON.parse(item) as { url: string; depth: number }) : { url: '', depth: 0 };
+      const parsed = item ? (JSON.parse(item) as { url: string; depth: number; hidden?: boolean }) : { url: '', depth: 0 };
       return { jobId, startedAt: Number(raw[2 * i + 1]), ...parsed };
     });
   }

@@ -36,7 +36,11 @@ export const scrapeJobSchema = z.object({
    */
   escalation: z.enum(['js-shell', 'blocked']).optional(),
   /** Set on the pages of a crawl or batch scrape: the crawl, its kind and the page's discovery depth. */
-  crawl: z.object({ id: z.uuid(), kind: z.enum(['crawl', 'batch']), depth: z.number().int().min(0) }).optional(),
+  crawl: z.object({
+    id: z.uuid(), kind: z.enum(['crawl', 'batch']), depth: z.number().int().min(0),
+    /** Known only from earlier crawls of the same team and change-tracking tag (`visibility: hidden`). */
+    hidden: z.boolean().optional(),
+  }).optional(),
   /**
    * Set on `documents` queue jobs: the file waits in the DocumentBodyStore under the job id. `fetch`
    * when an engine downloaded it (the response's facts travel along), `upload` for `POST /v2/parse`.

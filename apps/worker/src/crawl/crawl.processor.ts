@@ -2,7 +2,10 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, mapRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
-import { crawlQueueJobSchema, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlStore, type ResultStore, type CreditLedger } from '@trawl/queue';
+import {
+  crawlQueueJobSchema, type ChangeStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+} from '@trawl/queue';
+import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
 import type { MapRunner } from './map-runner.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
@@ -16,6 +19,8 @@ export interface CrawlProcessorDeps {
   results: ResultStore;
   credits: CreditLedger;
   logger: Logger;
+  /** Change-tracking memory: the URLs earlier crawls of the team saw under a tag. */
+  changes: Pick<ChangeStore, 'knownUrls'>;
   /** Time budget of a crawl's seeding (robots.txt and sitemaps), ms. */
   kickoffBudgetMs: number;
   shutdown: AbortSignal;
@@ -76,6 +81,7 @@ export class CrawlProcessor {
         });
         await store.enqueue(crawlId, toCandidates(ctx, listed.map((u) => u.loc), 0)); // chunked by the store
       }
+      await this.enqueueRemembered(crawl, ctx);
       const crawlDelaySec = request.ignoreRobotsTxt ? undefined : robots.rules.crawlDelaySec(robotsUserAgent);
       const delayMs = Math.max(crawl.delayMs, crawlDelaySec !== undefined ? Math.min(crawlDelaySec, 3_600) * 1000 : 0);
       const completed = await store.kickoffDone(crawlId, { delayMs });
@@ -90,6 +96,21 @@ export class CrawlProcessor {
       log.error({ err, code: te.code }, 'crawl seeding failed');
       await coordinator.fail(crawlId, te.message);
     }
+  }
+
+  /**
+   * Change tracking over a crawl: pages earlier crawls saw under the same tag, within this crawl's
+   * rules, are scraped too (after the organic ones), so a page no longer linked is still compared
+   * (`visibility: hidden`) and a deleted one shows as `removed`. A page found organically after all
+   * becomes visible again (the store's ENQUEUE).
+   */
+  private async enqueueRemembered(crawl: CrawlRecord, ctx: Parameters<typeof toCandidates>[0]): Promise<void> {
+    const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as { formats?: Array<{ type: string; tag?: string | null }> };
+    const format = scrapeOptions.formats?.find((f) => f.type === 'changeTracking');
+    if (!format) return;
+    const known = await this.deps.changes.knownUrls(crawl.teamId, format.tag ?? DEFAULT_CHANGE_TAG, Math.min(crawl.limit * 2, MAX_SITEMAP_URLS));
+    const candidates = toCandidates(ctx, known, 0).filter((c) => !c.robotsBlocked).map((c) => ({ ...c, hidden: true }));
+    await this.deps.store.enqueue(crawl.id, candidates);
   }
 
   /** Runs a map and stores its outcome for the waiting gateway. */

@@ -1,10 +1,11 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
-import { scrapeCredits, type DocumentBodyStore, type JobDispatcher, type ScrapeJob } from '@trawl/queue';
+import { scrapeCredits, type CachedDocumentFacts, type DocumentBodyStore, type JobDispatcher, type ScrapeJob } from '@trawl/queue';
 import { decodeText, detectContentKind, detectDocumentFormat, type Fetcher, type FetchResult, type ParsedDocument, type ProxyTier } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, convertPage } from '../scrape/build-document.js';
 import type { RunResult } from '../scrape/run-result.js';
+import { parserSignature } from '../cache/cache-policy.js';
 import type { DocumentParser } from './document-parser.js';
 
 /** What the document side of scraping needs from the processor's dependencies. */
@@ -147,17 +148,22 @@ export class DocumentRunner {
     this.deps.metrics.documentsParsed.inc({ format: parsed.format, outcome: 'success' });
     this.deps.metrics.documentPages.inc({ format: parsed.format, method: 'text' }, parsed.numPages - parsed.ocrPages);
     if (parsed.ocrPages > 0) this.deps.metrics.documentPages.inc({ format: parsed.format, method: 'ocr' }, parsed.ocrPages);
-    const docPage: FetchResult = {
-      ...page, kind: 'html', text: parsed.html,
-      contentType: facts.mimeType && facts.mimeType !== 'application/octet-stream' ? facts.mimeType : MIME_OF_FORMAT[parsed.format],
+    const read: CachedDocumentFacts = {
+      format: parsed.format, parser: parserSignature(request), numPages: parsed.numPages,
+      ...(parsed.totalPages !== undefined ? { totalPages: parsed.totalPages } : {}),
+      metadata: parsed.metadata, ...(parsed.title ? { title: parsed.title } : {}), warnings: parsed.warnings,
     };
-    const converted = await convertPage(this.deps.converter, request, docPage, signal, { links: wantsLinks, onlyMainContent: false });
-    const creditsUsed = scrapeCredits({ proxyUsed, ...(parsed.format === 'pdf' ? { pdfPages: parsed.numPages } : {}) });
-    const document = buildDocument(request, docPage, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed });
-    document.metadata = documentMetadata(document.metadata as Record<string, unknown>, parsed);
-    // Pages left unread (OCR off or failed, a table given up on) are the caller's business.
-    if (parsed.warnings.length > 0) document.warning = [document.warning, ...parsed.warnings].filter(Boolean).join('; ');
-    return { kind: 'document', engine: 'document', document, finalUrl: url, ...(converted.links ? { links: converted.links } : {}) };
+    const contentType = facts.mimeType && facts.mimeType !== 'application/octet-stream' ? facts.mimeType : MIME_OF_FORMAT[parsed.format];
+    const built = await documentFromHtml(this.deps.converter, request, { page: { ...page, contentType }, html: parsed.html, facts: read }, {
+      jobId: job.jobId, admission: job.admission, proxyUsed, signal, wantsLinks,
+    });
+    return {
+      ...built,
+      cacheable: {
+        kind: 'document', url, statusCode: page.statusCode, contentType, contentKind: 'html', cachedAt: this.now(), engine: 'document',
+        proxyUsed, body: parsed.html, document: read,
+      },
+    };
   }
 
   /** The parked bytes; a download whose bytes expired is fetched again, an upload cannot be. */
@@ -175,8 +181,29 @@ export class DocumentRunner {
   }
 }
 
+/**
+ * The Document of a document already turned into HTML (just parsed, or from the cache): the HTML
+ * pipeline without main-content extraction (a document is all content), the file's own title and
+ * properties, page counts, the reader's warnings, and 1 credit per PDF page.
+ */
+export async function documentFromHtml(
+  converter: HtmlConverter, request: ScrapeRequest,
+  input: { page: FetchResult; html: string; facts: CachedDocumentFacts },
+  job: { jobId: string; admission: ScrapeJob['admission']; proxyUsed: ProxyTier; signal: AbortSignal; wantsLinks: boolean; creditsUsed?: number },
+): Promise<Extract<RunResult, { kind: 'document' }>> {
+  const { facts } = input;
+  const docPage: FetchResult = { ...input.page, kind: 'html', text: input.html };
+  const converted = await convertPage(converter, request, docPage, job.signal, { links: job.wantsLinks, onlyMainContent: false });
+  const creditsUsed = job.creditsUsed ?? scrapeCredits({ proxyUsed: job.proxyUsed, ...(facts.format === 'pdf' ? { pdfPages: facts.numPages } : {}) });
+  const document = buildDocument(request, docPage, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: job.proxyUsed });
+  document.metadata = documentMetadata(document.metadata as Record<string, unknown>, facts);
+  // Pages left unread (OCR off or failed, a table given up on) are the caller's business.
+  if (facts.warnings.length > 0) document.warning = [document.warning, ...facts.warnings].filter(Boolean).join('; ');
+  return { kind: 'document', engine: 'document', document, finalUrl: docPage.url, ...(converted.links ? { links: converted.links } : {}) };
+}
+
 /** The file's own title and facts over what the generated HTML gave, plus the page counts. */
-function documentMetadata(metadata: Record<string, unknown>, parsed: ParsedDocument): Record<string, unknown> {
+function documentMetadata(metadata: Record<string, unknown>, parsed: Pick<CachedDocumentFacts, 'metadata' | 'title' | 'numPages' | 'totalPages'>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...metadata };
   for (const [k, v] of Object.entries(parsed.metadata)) if (v && out[k] === undefined) out[k] = v;
   if (parsed.title) out.title = parsed.title;

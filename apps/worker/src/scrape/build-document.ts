@@ -4,10 +4,10 @@ import type { HtmlPipelineResult } from '@trawl/html';
 import type { FetchResult } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 
-/** The formats of a request the HTML pipeline produces. */
+/** The formats of a request the HTML pipeline produces; change tracking compares markdown. */
 export function pipelineFormats(request: ScrapeRequest) {
   const has = (t: string) => request.formats.some((f) => f.type === t);
-  return { markdown: has('markdown'), html: has('html'), rawHtml: has('rawHtml'), links: has('links'), images: has('images') };
+  return { markdown: has('markdown') || has('changeTracking'), html: has('html'), rawHtml: has('rawHtml'), links: has('links'), images: has('images') };
 }
 
 function escapeHtml(s: string): string {

@@ -4,7 +4,7 @@ import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import {
   scrapeCredits, scrapeJobSchema,
-  type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+  type CachedPage, type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
 } from '@trawl/queue';
 import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
 import type { CrawlPages } from '../crawl/crawl-pages.js';
@@ -16,6 +16,8 @@ import { buildDocument, convertPage } from './build-document.js';
 import type { RunResult } from './run-result.js';
 import { storeBrowserBinaries } from './browser-binaries.js';
 import { isBotWall, isJavascriptShell } from './page-signals.js';
+import type { CacheStep } from '../cache/cache-step.js';
+import { ChangeTracker } from './change-tracking.js';
 
 /** The queue a processor consumes: `scrape` (plain HTTP first), `browser` or `documents`. */
 export type ScrapeQueue = 'scrape' | 'browser' | 'documents';
@@ -51,7 +53,22 @@ export interface ScrapeProcessorDeps {
   hostRate: HostRateLimiter;
   /** Aborted when the process shuts down: in-flight jobs stop and go back to the queue. */
   shutdown: AbortSignal;
+  /** The page cache around every fetch. */
+  cache: CacheStep;
+  /** The `changeTracking` format. */
+  changes: ChangeTracker;
   now?: () => number;
+}
+
+/** The page as the cache keeps it: text kinds only (documents are kept by the documents role). */
+function cacheablePage(page: FetchResult, facts: Pick<CachedPage, 'engine' | 'proxyUsed' | 'cachedAt' | 'timezone' | 'screenshot'>): { cacheable?: CachedPage } {
+  if (page.text === undefined || !['html', 'xhtml', 'text', 'json', 'xml'].includes(page.kind)) return {};
+  return {
+    cacheable: {
+      kind: 'page', url: page.url, statusCode: page.statusCode, contentType: page.contentType, contentKind: page.kind,
+      ...(page.charset ? { charset: page.charset } : {}), body: page.text, ...facts,
+    },
+  };
 }
 
 /** A job payload or request that fails validation can never succeed: no retry. */
@@ -110,31 +127,42 @@ export class ScrapeProcessor {
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return { ok: true };
     }
-    if (job.crawl && this.queue !== 'documents') {
-      // The documents role fetches nothing (its file was downloaded by the attempt that handed it over).
-      await this.waitForHostSlot(bullJob, job, request.url, token);
-      // A crawl page's timeout counts from its start, not from when it was discovered.
-      job = { ...job, deadline: this.now() + request.timeout };
-    }
+    // The documents role fetches nothing (its file was downloaded by the attempt that handed it over).
+    const fetches = this.queue !== 'documents';
+    // A crawl page's timeout counts from its start, not from when it was discovered.
+    if (job.crawl && fetches) job = { ...job, deadline: this.now() + request.timeout };
     const started = this.now();
     if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
     let engine = this.queue === 'browser' ? 'browser' : 'http';
     try {
       // A crawl spends credits page by page: stop before fetching once the team has none left.
       if (job.crawl) await this.deps.credits.ensureAvailable(job.teamId, 1);
-      const result = await this.run(job, request, log);
+      // The cache first (an escalated job already missed it on the http role): a hit takes no host slot.
+      let result = fetches && !job.escalation ? await this.fromCache(job, request, log) : undefined;
+      if (!result) {
+        if (job.crawl && fetches) {
+          await this.waitForHostSlot(bullJob, job, request.url, token);
+          job = { ...job, deadline: this.now() + request.timeout };
+        }
+        result = await this.run(job, request, log);
+      }
       if (result.kind === 'handed-off') {
         this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'handoff' }, (this.now() - started) / 1000);
         return { ok: true };
       }
       engine = result.engine;
+      if (engine !== 'cache') await this.deps.cache.store(job, request, result, log);
+      if (ChangeTracker.wanted(request)) await this.deps.changes.track(job, request, result.document, { hidden: job.crawl?.hidden === true });
       await this.finish(job, { ok: true, document: result.document }, log, result);
       if (job.document) await this.deps.documentBodies.delete(job.jobId);
       this.deps.metrics.jobDuration.observe({ queue: this.queue, engine, outcome: 'success' }, (this.now() - started) / 1000);
       return { ok: true };
     } catch (err) {
+      if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
+      // Lockdown bills its miss too (1 credit), though no document results.
+      if (te.code === 'SCRAPE_LOCKDOWN_CACHE_MISS') await this.deps.credits.charge(job.teamId, scrapeCredits({ lockdown: { hit: false } }));
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (te.retryable && attemptsLeft > 0 && job.deadline - this.now() > 1000) {
         log.info({ code: te.code }, 'scrape attempt failed, retrying');
@@ -176,6 +204,13 @@ export class ScrapeProcessor {
     throw new DelayedError();
   }
 
+  /** A cache hit, undefined to fetch; cache-only requests fail here on a miss. */
+  private async fromCache(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<RunResult | undefined> {
+    if (job.document) return undefined;
+    const { signal } = this.signalFor(job);
+    return this.deps.cache.lookup(job, request, signal, await this.deps.crawlPages.wantsLinks(job), log);
+  }
+
   private signalFor(job: ScrapeJob): { signal: AbortSignal; remaining: number } {
     const remaining = job.deadline - this.now();
     if (remaining <= 0) throw new TrawlError('SCRAPE_TIMEOUT', 'The scrape could not start before its timeout');
@@ -214,7 +249,10 @@ export class ScrapeProcessor {
     log.debug({ statusCode: page.statusCode, kind: page.kind, timings: converted.timings }, 'scrape converted');
     const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
     const document = buildDocument(request, page, converted, { jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: 'basic' });
-    return { kind: 'document', engine: 'http', document, finalUrl: page.url, ...(converted.links ? { links: converted.links } : {}) };
+    return {
+      kind: 'document', engine: 'http', document, finalUrl: page.url, ...(converted.links ? { links: converted.links } : {}),
+      ...cacheablePage(page, { engine: 'http', proxyUsed: 'basic', cachedAt: this.now() }),
+    };
   }
 
   private async handoff(job: ScrapeJob, escalation: 'js-shell' | 'blocked'): Promise<RunResult> {
@@ -258,9 +296,20 @@ export class ScrapeProcessor {
       const document = buildDocument(request, page, converted, {
         jobId: job.jobId, admission: job.admission, creditsUsed, proxyUsed: tier, timezone: page.timezone, ...binaries,
       });
+      const engine = tier === 'enhanced' ? 'browser-stealth' : 'browser';
+      const shot = request.formats.find((f) => f.type === 'screenshot');
       return {
-        kind: 'document', engine: tier === 'enhanced' ? 'browser-stealth' : 'browser', document, finalUrl: page.url,
+        kind: 'document', engine, document, finalUrl: page.url,
         ...(converted.links ? { links: converted.links } : {}),
+        ...cacheablePage(page, {
+          engine, proxyUsed: tier, cachedAt: this.now(), timezone: page.timezone,
+          ...(page.screenshot && shot?.type === 'screenshot' ? {
+            screenshot: {
+              data: page.screenshot.data, contentType: page.screenshot.contentType === 'image/jpeg' ? 'image/jpeg' : 'image/png', fullPage: shot.fullPage,
+              ...(shot.quality !== undefined ? { quality: shot.quality } : {}), ...(shot.viewport ? { viewport: shot.viewport } : {}),
+            },
+          } : {}),
+        }),
       };
     } finally {
       if (saveProfile) await this.deps.profiles.unlock(job.teamId, profile.name, job.jobId);
@@ -306,8 +355,10 @@ export class ScrapeProcessor {
    */
   private async finish(job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
     const statusCode = outcome.ok ? Number((outcome.document.metadata as { statusCode?: number } | undefined)?.statusCode ?? 200) : 0;
-    if (job.crawl?.kind === 'crawl' && statusCode >= 400) {
-      // A broken link found by a crawl is an error of the crawl, not a document (nor a charge).
+    const removal = outcome.ok && (outcome.document.changeTracking as { changeStatus?: string } | undefined)?.changeStatus === 'removed';
+    if (job.crawl?.kind === 'crawl' && statusCode >= 400 && !removal) {
+      // A broken link found by a crawl is an error of the crawl, not a document (nor a charge); a
+      // tracked page that is now gone is a document saying `removed`.
       outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
     }
     const credits = outcome.ok ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0) : 0;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { scrapeRequestSchema } from '@trawl/api-schema';
+import type { CachedPage } from '@trawl/queue';
+import { cacheKeyOf, cacheReadOf, mayStore, parserSignature, unusableReason } from './cache-policy.js';
+
+const req = (extra: Record<string, unknown> = {}) => scrapeRequestSchema.parse({ url: 'https://Example.com:443/a/./b?x=1#frag', ...extra });
+const entry = (extra: Partial<CachedPage> = {}): CachedPage => ({
+  kind: 'page', url: 'https://example.com/a/b?x=1', statusCode: 200, contentType: 'text/html', contentKind: 'html', cachedAt: 1_000_000,
+  engine: 'http', proxyUsed: 'basic', body: '<p>x</p>', ...extra,
+});
+
+describe('cacheReadOf', () => {
+  it('serves within maxAge by default, cache-only for lockdown and minAge', () => {
+    expect(cacheReadOf(req())).toEqual({ mode: 'fresh', maxAgeMs: 172_800_000 });
+    expect(cacheReadOf(req({ lockdown: true }))).toMatchObject({ mode: 'only', reason: 'lockdown', maxAgeMs: 63_072_000_000 });
+    expect(cacheReadOf(req({ minAge: 5000 }))).toMatchObject({ mode: 'only', reason: 'minAge', minAgeMs: 5000 });
+  });
+  it('does not read for maxAge 0, sensitive requests or change tracking', () => {
+    expect(cacheReadOf(req({ maxAge: 0 })).mode).toBe('off');
+    expect(cacheReadOf(req({ headers: { cookie: 'a' } })).mode).toBe('off');
+    expect(cacheReadOf(req({ profile: { name: 'p' } })).mode).toBe('off');
+    expect(cacheReadOf(req({ formats: ['changeTracking'] })).mode).toBe('off');
+  });
+});
+
+describe('cacheKeyOf', () => {
+  it('is the same for equivalent URLs and post-fetch options, different for what changes the fetch', () => {
+    const base = cacheKeyOf(req());
+    expect(base).toMatch(/^[0-9a-f]{64}$/);
+    expect(cacheKeyOf(scrapeRequestSchema.parse({ url: 'https://example.com/a/b?x=1' }))).toBe(base);
+    expect(cacheKeyOf(req({ onlyMainContent: false, includeTags: ['p'], formats: ['html'] }))).toBe(base);
+    for (const other of [{ mobile: true }, { location: { country: 'DE' } }, { location: { country: 'US', languages: ['de'] } }, { waitFor: 100 }, { blockAds: false }]) {
+      expect(cacheKeyOf(req(other))).not.toBe(base);
+    }
+    expect(cacheKeyOf(scrapeRequestSchema.parse({ url: 'https://example.com/a/b?x=2' }))).not.toBe(base);
+    expect(cacheKeyOf(req(), 'team-1')).not.toBe(base);
+  });
+});
+
+describe('unusableReason', () => {
+  const fresh = { mode: 'fresh' as const, maxAgeMs: 1000 };
+  it('checks age, minAge, parser settings and screenshot options', () => {
+    expect(unusableReason(entry(), req(), fresh, 1_000_500)).toBeNull();
+    expect(unusableReason(entry(), req(), fresh, 1_002_000)).toBe('too-old');
+    expect(unusableReason(entry(), req(), { mode: 'only', reason: 'minAge', maxAgeMs: Infinity, minAgeMs: 5000 }, 1_001_000)).toBe('too-young');
+    const doc = entry({ kind: 'document', document: { format: 'pdf', parser: 'pdf:auto:all', numPages: 1, metadata: {}, warnings: [] } });
+    expect(unusableReason(doc, req(), fresh, 1_000_000)).toBeNull();
+    expect(unusableReason(doc, req({ parsers: [{ type: 'pdf', mode: 'fast' }] }), fresh, 1_000_000)).toBe('other-parser');
+    const shot = req({ formats: [{ type: 'screenshot', fullPage: true }] });
+    expect(unusableReason(entry(), shot, fresh, 1_000_000)).toBe('no-screenshot');
+    const withShot = entry({ screenshot: { data: Buffer.from('x'), contentType: 'image/png', fullPage: true } });
+    expect(unusableReason(withShot, shot, fresh, 1_000_000)).toBeNull();
+    expect(unusableReason(withShot, req({ formats: [{ type: 'screenshot' }] }), fresh, 1_000_000)).toBe('no-screenshot');
+  });
+  it('names parser settings and stores 2xx pages the request allows to keep', () => {
+    expect(parserSignature(req({ parsers: [{ type: 'pdf', mode: 'ocr', maxPages: 3 }] }))).toBe('pdf:ocr:3');
+    expect(parserSignature(req({ parsers: [] }))).toBe('raw');
+    expect(mayStore(req(), 200)).toBe(true);
+    expect(mayStore(req(), 404)).toBe(false);
+    expect(mayStore(req({ storeInCache: false }), 200)).toBe(false);
+    expect(mayStore(req({ zeroDataRetention: true }), 200)).toBe(false);
+  });
+});

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { ScrapeRequest } from '@trawl/api-schema';
+import { canonicalUrl } from '@trawl/crawl';
+import type { CachedPage } from '@trawl/queue';
+
+/** How a request may use the cache before fetching. */
+export type CacheRead =
+  /** Fetch; the cache is not consulted. */
+  | { mode: 'off' }
+  /** Serve a copy younger than `maxAgeMs`, else fetch. */
+  | { mode: 'fresh'; maxAgeMs: number }
+  /** Serve from the cache or fail; never fetch (`lockdown`, or `minAge`: at least that old). */
+  | { mode: 'only'; reason: 'lockdown' | 'minAge'; maxAgeMs: number; minAgeMs: number };
+
+/**
+ * The cache mode of a request. `lockdown` and `minAge` are cache-only. Otherwise the cache serves
+ * copies within `maxAge` (0 turns reading off), except to sensitive requests (headers, actions, a
+ * profile: the page may be one user's view) and to change tracking, which exists to see the page as
+ * it is now.
+ */
+export function cacheReadOf(request: ScrapeRequest): CacheRead {
+  if (request.lockdown) return { mode: 'only', reason: 'lockdown', maxAgeMs: request.maxAge, minAgeMs: 0 };
+  if (request.minAge !== undefined) return { mode: 'only', reason: 'minAge', maxAgeMs: Number.POSITIVE_INFINITY, minAgeMs: request.minAge };
+  const sensitive = (request.actions?.length ?? 0) > 0 || Object.keys(request.headers ?? {}).length > 0 || request.profile !== undefined;
+  if (sensitive || request.maxAge <= 0 || request.formats.some((f) => f.type === 'changeTracking')) return { mode: 'off' };
+  return { mode: 'fresh', maxAgeMs: request.maxAge };
+}
+
+/**
+ * The cache key of a request: a digest of the canonical URL and the options that change what the
+ * target sends or renders (device, location and languages, wait, ad blocking). Options applied after
+ * the fetch (onlyMainContent, tags, formats) are not in it: every hit derives them again from the
+ * stored page. `teamId` scopes the key to a team when the cache is not shared. Null for a URL that
+ * has no canonical form.
+ */
+export function cacheKeyOf(request: ScrapeRequest, teamId?: string): string | null {
+  const url = canonicalUrl(request.url, { ignoreQueryParameters: false });
+  if (url === null) return null;
+  const parts = [
+    'v1', url, request.mobile ? 'mobile' : 'desktop', request.location?.country ?? 'US',
+    (request.location?.languages ?? []).join(','), String(request.waitFor), request.blockAds ? 'ads-blocked' : 'ads',
+    teamId ?? '',
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** The parser settings a document was read with, as stored and compared: `pdf:<mode>:<maxPages|all>`. */
+export function parserSignature(request: ScrapeRequest): string {
+  const pdf = request.parsers[0];
+  return pdf ? `pdf:${pdf.mode}:${pdf.maxPages ?? 'all'}` : 'raw';
+}
+
+/** Why a stored page cannot answer a request, or null when it can. */
+export function unusableReason(entry: CachedPage, request: ScrapeRequest, read: Exclude<CacheRead, { mode: 'off' }>, now: number): string | null {
+  const age = now - entry.cachedAt;
+  if (age > read.maxAgeMs) return 'too-old';
+  if (read.mode === 'only' && age < read.minAgeMs) return 'too-young';
+  if (entry.kind === 'document' && entry.document?.parser !== parserSignature(request)) return 'other-parser';
+  const shot = request.formats.find((f) => f.type === 'screenshot');
+  if (shot?.type === 'screenshot') {
+    const have = entry.screenshot;
+    if (!have || have.fullPage !== shot.fullPage || have.quality !== shot.quality
+      || have.viewport?.width !== shot.viewport?.width || have.viewport?.height !== shot.viewport?.height) return 'no-screenshot';
+  }
+  return null;
+}
+
+/** Whether a fresh result may be stored: asked to, and a page worth serving again (2xx). */
+export function mayStore(request: ScrapeRequest, statusCode: number): boolean {
+  return request.storeInCache && !request.zeroDataRetention && statusCode >= 200 && statusCode < 300;
+}

@@ -1,0 +1,135 @@
+import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
+import { blobKey, type BlobStore } from '@trawl/blob-store';
+import type { Logger } from '@trawl/observability';
+import { scrapeCredits, type CachedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
+import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
+import { documentFromHtml } from '../document/document-runner.js';
+import type { HtmlConverter } from '../html-converter.js';
+import { buildDocument, convertPage } from '../scrape/build-document.js';
+import type { RunResult } from '../scrape/run-result.js';
+import type { WorkerMetrics } from '../worker-metrics.js';
+import { cacheKeyOf, cacheReadOf, mayStore, unusableReason } from './cache-policy.js';
+
+export interface CacheStepDeps {
+  /** The page cache; absent when caching is off (`TRAWL_CACHE_ENABLED=false`). */
+  cache?: PageCache;
+  /** One cache for every team (`TRAWL_CACHE_SHARED`); false keys entries by team. */
+  shared: boolean;
+  converter: HtmlConverter;
+  /** Where a cached screenshot is put again for the new job's URL. */
+  blobs?: BlobStore;
+  blobUrlTtlSec: number;
+  metrics: Pick<WorkerMetrics, 'cacheLookups' | 'cacheWrites'>;
+  now?: () => number;
+}
+
+/**
+ * The cache around a scrape: `lookup` before any fetch (a hit is converted again from the stored
+ * page with this request's options; the cache-only modes fail on a miss without contacting the
+ * target), `store` after a fresh result the request allows to keep. Every document it touches says
+ * `metadata.cacheState`; hits also `cachedAt`.
+ */
+export class CacheStep {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: CacheStepDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  get enabled(): boolean {
+    return this.deps.cache !== undefined;
+  }
+
+  /**
+   * A document from the cache, or undefined to go and fetch.
+   * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
+   *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached.
+   */
+  async lookup(job: ScrapeJob, request: ScrapeRequest, signal: AbortSignal, wantsLinks: boolean, log: Logger): Promise<RunResult | undefined> {
+    const read = cacheReadOf(request);
+    if (read.mode === 'off') return undefined;
+    const label = read.mode === 'only' ? read.reason : 'fresh';
+    const key = this.keyOf(job, request);
+    const entry = this.deps.cache && key ? await this.deps.cache.get(key) : null;
+    const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
+    if (entry && unusable === null) {
+      this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'hit' });
+      return this.fromEntry(job, request, entry, { signal, wantsLinks, lockdown: read.mode === 'only' && read.reason === 'lockdown' });
+    }
+    this.deps.metrics.cacheLookups.inc({ mode: label, outcome: entry ? 'stale' : 'miss' });
+    if (read.mode === 'fresh') return undefined;
+    log.info({ reason: unusable }, 'cache-only scrape found nothing usable');
+    if (read.reason === 'lockdown') {
+      // No URL in the message: lockdown requests are never logged with their URL.
+      throw new TrawlError('SCRAPE_LOCKDOWN_CACHE_MISS', 'Lockdown mode found no cached copy of this URL; the target was not contacted');
+    }
+    throw new TrawlError('SCRAPE_NO_CACHED_DATA', `No cached copy at least ${request.minAge} ms old exists for this URL; no scrape was started`, {
+      details: { minAge: request.minAge },
+    });
+  }
+
+  /** Marks a fresh document `cacheState: miss` and keeps its page when the request allows; never throws. */
+  async store(job: ScrapeJob, request: ScrapeRequest, result: Extract<RunResult, { kind: 'document' }>, log: Logger): Promise<void> {
+    if (!this.deps.cache) return;
+    const metadata = result.document.metadata as Record<string, unknown>;
+    metadata.cacheState = 'miss';
+    const page = result.cacheable;
+    const key = this.keyOf(job, request);
+    if (!page || !key || !mayStore(request, page.statusCode)) return;
+    try {
+      const outcome = await this.deps.cache.put(key, page);
+      this.deps.metrics.cacheWrites.inc({ outcome: outcome === 'stored' ? 'stored' : 'too_large' });
+    } catch (err) {
+      // A cache that cannot be written must not fail the scrape.
+      this.deps.metrics.cacheWrites.inc({ outcome: 'failed' });
+      log.warn({ err }, 'page cache write failed');
+    }
+  }
+
+  private keyOf(job: ScrapeJob, request: ScrapeRequest): string | null {
+    return cacheKeyOf(request, this.deps.shared ? undefined : job.teamId);
+  }
+
+  /** The Document of a cache hit: every format derived again, billed as the spec says for a hit. */
+  private async fromEntry(
+    job: ScrapeJob, request: ScrapeRequest, entry: CachedPage,
+    opts: { signal: AbortSignal; wantsLinks: boolean; lockdown: boolean },
+  ): Promise<RunResult> {
+    const page: FetchResult = {
+      requestedUrl: request.url, url: entry.url, statusCode: entry.statusCode, headers: {}, contentType: entry.contentType,
+      kind: entry.contentKind as ContentKind, text: entry.body, redirects: [], timings: { ttfbMs: 0, totalMs: 0 },
+      ...(entry.charset ? { charset: entry.charset } : {}),
+    };
+    const lockdownCredits = opts.lockdown ? scrapeCredits({ lockdown: { hit: true } }) : undefined;
+    let result: Extract<RunResult, { kind: 'document' }>;
+    if (entry.kind === 'document' && entry.document) {
+      result = await documentFromHtml(this.deps.converter, request, { page, html: entry.body, facts: entry.document }, {
+        jobId: job.jobId, admission: job.admission, proxyUsed: 'basic', signal: opts.signal, wantsLinks: opts.wantsLinks,
+        ...(lockdownCredits !== undefined ? { creditsUsed: lockdownCredits } : {}),
+      });
+    } else {
+      const converted = await convertPage(this.deps.converter, request, page, opts.signal, { links: opts.wantsLinks });
+      const screenshot = request.formats.some((f) => f.type === 'screenshot') && entry.screenshot
+        ? await this.republishScreenshot(job, entry.screenshot)
+        : undefined;
+      // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched it.
+      const document = buildDocument(request, page, converted, {
+        jobId: job.jobId, admission: job.admission, creditsUsed: lockdownCredits ?? scrapeCredits({ proxyUsed: 'basic' }), proxyUsed: entry.proxyUsed,
+        ...(entry.timezone ? { timezone: entry.timezone } : {}), ...(screenshot ? { screenshot } : {}),
+      });
+      result = { kind: 'document', engine: 'cache', document, finalUrl: page.url, ...(converted.links ? { links: converted.links } : {}) };
+    }
+    const metadata = result.document.metadata as Record<string, unknown>;
+    metadata.cacheState = 'hit';
+    metadata.cachedAt = new Date(entry.cachedAt).toISOString();
+    return { ...result, engine: 'cache' };
+  }
+
+  /** Blob URLs expire: the cached screenshot is stored again under this job, with a fresh URL. */
+  private async republishScreenshot(job: ScrapeJob, shot: NonNullable<CachedPage['screenshot']>): Promise<string> {
+    if (!this.deps.blobs) throw new TrawlError('UNSUPPORTED_OPTION', 'No blob store is configured for screenshots');
+    const key = blobKey({ teamId: job.teamId, jobId: job.jobId, name: 'screenshot', ext: shot.contentType === 'image/png' ? 'png' : 'jpg' });
+    await this.deps.blobs.put({ key, body: shot.data, contentType: shot.contentType });
+    return this.deps.blobs.url(key, { expiresInSec: this.deps.blobUrlTtlSec });
+  }
+}

@@ -1,0 +1,244 @@
+import { promisify } from 'node:util';
+import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
+import type { Redis } from 'ioredis';
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
+
+/** A screenshot kept with its page, with the options it was taken with. */
+export interface CachedScreenshot {
+  data: Buffer;
+  contentType: 'image/png' | 'image/jpeg';
+  fullPage: boolean;
+  quality?: number;
+  viewport?: { width: number; height: number };
+}
+
+/** What a parsed document left to derive its formats again: its HTML is the page body. */
+export interface CachedDocumentFacts {
+  /** Reader that produced it (`pdf`, `docx`...). */
+  format: string;
+  /** The parser settings it was read with (`pdf:auto:all`); a request with others is a miss. */
+  parser: string;
+  numPages: number;
+  totalPages?: number;
+  /** The file's own title and properties. */
+  metadata: Record<string, string>;
+  title?: string;
+  warnings: string[];
+}
+
+/**
+ * One cached scrape: the fetched page (raw HTML as the engine saw it, or a document already turned
+ * into HTML) plus what the formats need beyond it. Every format is derived from it again on a hit,
+ * so a hit honours the request's own onlyMainContent, tags and formats.
+ */
+export interface CachedPage {
+  /** `page`: body is the response (HTML or text); `document`: body is the document's HTML. */
+  kind: 'page' | 'document';
+  /** Final URL after redirects. */
+  url: string;
+  statusCode: number;
+  /** MIME type without parameters. */
+  contentType: string;
+  /** Content kind the body was decoded as (`html`, `xhtml`, `text`, `json`, `xml`). */
+  contentKind: string;
+  charset?: string;
+  /** When it was fetched, ms since epoch. */
+  cachedAt: number;
+  /** Engine that fetched it (`http`, `browser`, `browser-stealth`, `document`). */
+  engine: string;
+  proxyUsed: 'basic' | 'enhanced';
+  timezone?: string;
+  body: string;
+  screenshot?: CachedScreenshot;
+  document?: CachedDocumentFacts;
+}
+
+/** Options of {@link PageCache}. */
+export interface PageCacheOptions {
+  /** Key prefix (`TRAWL_CACHE_PREFIX`, else `TRAWL_REDIS_PREFIX`). */
+  prefix: string;
+  /** Compressed bytes kept before least recently used pages are dropped; 0: unbounded here. */
+  maxBytes: number;
+  /** Largest compressed entry stored, bytes. */
+  maxEntryBytes: number;
+  /** Lifetime of an entry, seconds; 0: until evicted. */
+  ttlSec: number;
+  now?: () => number;
+}
+
+/** Why {@link PageCache.put} did or did not store. */
+export type PutOutcome = 'stored' | 'too-large';
+
+/** Buckets the cache is sharded over: each is one hash tag, so the scripts work on Redis Cluster. */
+const BUCKETS = 16;
+/** Eviction work one put may do. */
+const MAX_EVICTIONS_PER_PUT = 64;
+const MAGIC = 0x54; // 'T'
+const VERSION = 1;
+
+// KEYS: entry, lru, sizes, bytes. ARGV: value, member, size, now, maxBytes, ttlMs, entry key prefix, max evictions.
+// Replaces the entry, accounts its size, then drops least recently used entries until the bucket fits.
+const PUT_SCRIPT = `
+local old = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
+if tonumber(ARGV[6]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+local total = redis.call('INCRBY', KEYS[4], tonumber(ARGV[3]) - old)
+local budget = tonumber(ARGV[5])
+local evicted = 0
+while budget > 0 and total > budget and evicted < tonumber(ARGV[8]) do
+  local victim = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if not victim or victim == ARGV[2] then break end
+  local size = tonumber(redis.call('HGET', KEYS[3], victim) or '0')
+  redis.call('DEL', ARGV[7] .. victim)
+  redis.call('HDEL', KEYS[3], victim)
+  redis.call('ZREM', KEYS[2], victim)
+  total = redis.call('DECRBY', KEYS[4], size)
+  evicted = evicted + 1
+end
+return evicted
+`;
+
+// KEYS: entry, lru, sizes, bytes. ARGV: member, now. The entry, touched as recently used; an entry
+// that expired or was evicted by Redis itself has its accounting dropped.
+const GET_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+if value then
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
+  return value
+end
+local size = redis.call('HGET', KEYS[3], ARGV[1])
+if size then
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('DECRBY', KEYS[4], tonumber(size))
+end
+return false
+`;
+
+// KEYS: entry, lru, sizes, bytes. ARGV: member.
+const DELETE_SCRIPT = `
+redis.call('DEL', KEYS[1])
+local size = redis.call('HGET', KEYS[3], ARGV[1])
+if size then
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('DECRBY', KEYS[4], tonumber(size))
+end
+return 1
+`;
+
+/**
+ * The page cache: compressed {@link CachedPage}s in Redis, keyed by a hex digest the caller derives
+ * from the URL and the options that change what is fetched. The queue Redis must never evict, so the
+ * cache bounds itself: each of 16 buckets keeps a least-recently-used index and a byte count, and a
+ * put drops the oldest entries of its bucket past `maxBytes / 16`. On a separate cache Redis with
+ * `allkeys-lru` Redis may also evict; a read of an evicted entry repairs the accounting.
+ *
+ * Keys (owner: this class), `N` = first hex digit of the key:
+ * | `<p>:cache:{cN}:e:<key>` | string: version byte + brotli(meta JSON, body, screenshot) |
+ * | `<p>:cache:{cN}:lru` | zset key -> last use (ms) |
+ * | `<p>:cache:{cN}:sizes` | hash key -> stored bytes |
+ * | `<p>:cache:{cN}:bytes` | counter: stored bytes of the bucket |
+ */
+export class PageCache {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: PageCacheOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    redis.defineCommand('trawlCachePut', { numberOfKeys: 4, lua: PUT_SCRIPT });
+    redis.defineCommand('trawlCacheGet', { numberOfKeys: 4, lua: GET_SCRIPT });
+    redis.defineCommand('trawlCacheDelete', { numberOfKeys: 4, lua: DELETE_SCRIPT });
+  }
+
+  /** The cached page under `key` (a hex digest), or null. */
+  async get(key: string): Promise<CachedPage | null> {
+    const keys = this.keysOf(key);
+    const value = await this.call('trawlCacheGetBuffer', [...keys.all, key, String(this.now())]) as Buffer | null;
+    if (!value) return null;
+    try {
+      return await decode(value);
+    } catch {
+      // Written by an incompatible version, or damaged: a miss, and gone.
+      await this.delete(key);
+      return null;
+    }
+  }
+
+  /** Stores `page` under `key`, replacing what was there. */
+  async put(key: string, page: CachedPage): Promise<PutOutcome> {
+    const value = await encode(page);
+    if (value.length > this.opts.maxEntryBytes) return 'too-large';
+    const keys = this.keysOf(key);
+    const budget = this.opts.maxBytes > 0 ? Math.max(1, Math.floor(this.opts.maxBytes / BUCKETS)) : 0;
+    await this.call('trawlCachePut', [
+      ...keys.all, value, key, String(value.length), String(this.now()), String(budget),
+      String(this.opts.ttlSec * 1000), keys.entryPrefix, String(MAX_EVICTIONS_PER_PUT),
+    ]);
+    return 'stored';
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.call('trawlCacheDelete', [...this.keysOf(key).all, key]);
+  }
+
+  /** Bytes stored, summed over the buckets (for metrics and tests). */
+  async storedBytes(): Promise<number> {
+    const values = await this.redis.mget(...Array.from({ length: BUCKETS }, (_, i) => this.bucketKeys(i).bytes));
+    return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
+  }
+
+  private keysOf(key: string) {
+    if (!/^[0-9a-f]{16,128}$/.test(key)) throw new RangeError('PageCache keys are lowercase hex digests');
+    const b = this.bucketKeys(parseInt(key[0]!, 16));
+    return { entryPrefix: b.entryPrefix, all: [b.entryPrefix + key, b.lru, b.sizes, b.bytes] };
+  }
+
+  private bucketKeys(bucket: number) {
+    const base = `${this.opts.prefix}:cache:{c${bucket.toString(16)}}`;
+    return { entryPrefix: `${base}:e:`, lru: `${base}:lru`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
+  }
+
+  private call(command: string, args: Array<string | Buffer>): Promise<unknown> {
+    const fn = (this.redis as unknown as Record<string, (...a: Array<string | Buffer>) => Promise<unknown>>)[command];
+    if (!fn) throw new Error(`PageCache: command ${command} is not defined`);
+    return fn.apply(this.redis, args);
+  }
+}
+
+/** Layout before compression: u32 meta length, meta JSON, u32 body length, body UTF-8, screenshot bytes. */
+async function encode(page: CachedPage): Promise<Buffer> {
+  const { body, screenshot, ...rest } = page;
+  const meta = Buffer.from(JSON.stringify({ ...rest, ...(screenshot ? { screenshot: { ...screenshot, data: undefined } } : {}) }), 'utf8');
+  const text = Buffer.from(body, 'utf8');
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(meta.length);
+  const mid = Buffer.alloc(4);
+  mid.writeUInt32BE(text.length);
+  const packed = await compress(Buffer.concat([head, meta, mid, text, screenshot?.data ?? Buffer.alloc(0)]), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 4 },
+  });
+  return Buffer.concat([Buffer.from([MAGIC, VERSION]), packed]);
+}
+
+async function decode(value: Buffer): Promise<CachedPage> {
+  if (value.length < 2 || value[0] !== MAGIC || value[1] !== VERSION) throw new Error('unknown cache entry version');
+  const raw = await decompress(value.subarray(2));
+  const metaLen = raw.readUInt32BE(0);
+  const meta = JSON.parse(raw.subarray(4, 4 + metaLen).toString('utf8')) as Omit<CachedPage, 'body'>;
+  const bodyLen = raw.readUInt32BE(4 + metaLen);
+  const bodyStart = 8 + metaLen;
+  const body = raw.subarray(bodyStart, bodyStart + bodyLen).toString('utf8');
+  const page: CachedPage = { ...meta, body };
+  if (meta.screenshot) page.screenshot = { ...meta.screenshot, data: Buffer.from(raw.subarray(bodyStart + bodyLen)) };
+  return page;
+}

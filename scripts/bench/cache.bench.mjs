@@ -1,0 +1,106 @@
+// Cached versus uncached scrape latency through the whole cluster, in one run. The same corpus pages
+// (../shared/corpora/readability) are served on loopback twice over: instantly (the cache's worst
+// case: a loopback fetch costs almost nothing) and with a server think time (`--delay`, default 150
+// ms, a typical origin). Each URL is scraped once with `maxAge: 0` (a fetch, which stores it) and once
+// with the default maxAge (a hit, which converts the stored page again). The ratio is hit / fetch.
+// Usage: node scripts/bench/cache.bench.mjs [--pages 40] [--delay 150]
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const PAGES = arg('pages', 40);
+const DELAY_MS = arg('delay', 150);
+const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
+if (!existsSync(CORPUS)) {
+  console.error(`corpus not found: ${CORPUS}`);
+  process.exit(1);
+}
+
+const { RedisProcess } = await import(join(ROOT, 'packages/queue/dist/index.js'));
+const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/index.js'));
+const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
+const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
+const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
+
+const pages = readdirSync(CORPUS).sort().slice(0, PAGES).map((d) => readFileSync(join(CORPUS, d, 'source.html')));
+let served = 0;
+const site = createServer((req, res) => {
+  // /<delay>/<i>: the page i after `delay` ms.
+  const [, delay, i] = (req.url ?? '/0/0').split('/');
+  served += 1;
+  setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(pages[Number(i) % pages.length]);
+  }, Number(delay));
+});
+await new Promise((r) => site.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${site.address().port}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+const redis = await new RedisProcess({ dir, appendonly: false }).start();
+const env = {
+  REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+  TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0',
+};
+const logger = createLogger({ role: 'bench', level: 'silent' });
+const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
+const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
+await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
+
+async function scrape(url, extra) {
+  const t0 = performance.now();
+  const res = await fetch(`${api.url}/v2/scrape`, {
+    method: 'POST', body: JSON.stringify({ url, formats: ['markdown'], ...extra }),
+    headers: { authorization: `Bearer ${env.TRAWL_BOOTSTRAP_API_KEY}`, 'content-type': 'application/json' },
+  });
+  const json = await res.json();
+  if (!json.success) throw new Error(JSON.stringify(json));
+  return { ms: performance.now() - t0, state: json.data.metadata.cacheState };
+}
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+// Warm-up (JIT, threads, pools) on URLs not measured.
+for (let i = 0; i < 10; i++) { await scrape(`${origin}/0/w${i}`, { maxAge: 0 }); await scrape(`${origin}/0/w${i}`, {}); }
+const rows = [];
+for (const delay of [0, DELAY_MS]) {
+  const miss = [];
+  const hit = [];
+  const servedBefore = served;
+  // Interleaved, so machine noise hits both alike: fetch URL i (stores it), then hit URL i.
+  for (let i = 0; i < pages.length; i++) {
+    const url = `${origin}/${delay}/${i}`;
+    const a = await scrape(url, { maxAge: 0 });
+    const b = await scrape(url, {});
+    if (a.state !== 'miss' || b.state !== 'hit') throw new Error(`unexpected cache states ${a.state}/${b.state}`);
+    miss.push(a.ms);
+    hit.push(b.ms);
+  }
+  rows.push({ delay, fetch: stats(miss), hit: stats(hit), targetRequests: served - servedBefore });
+}
+
+const f = (x) => x.toFixed(1);
+console.log(`\n## Cached vs uncached scrape latency (${pages.length} corpus pages, sequential, through the cluster)\n`);
+console.log('| origin delay ms | fetch p50 ms | fetch p95 ms | hit p50 ms | hit p95 ms | hit/fetch p50 | target requests |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.delay} | ${f(r.fetch.p50)} | ${f(r.fetch.p95)} | ${f(r.hit.p50)} | ${f(r.hit.p95)} | ${(r.hit.p50 / r.fetch.p50).toFixed(2)}x | ${r.targetRequests} (of ${2 * pages.length} scrapes) |`);
+}
+mkdirSync(join(ROOT, '.bench'), { recursive: true });
+writeFileSync(join(ROOT, '.bench/cache.json'), JSON.stringify({ pages: pages.length, rows }, null, 2));
+
+await api.close({ graceMs: 1000 });
+await worker.close({ graceMs: 1000 });
+await redis.stop();
+rmSync(dir, { recursive: true, force: true });
+site.close();
