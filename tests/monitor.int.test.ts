@@ -17,7 +17,7 @@ let jobs: MonitorJobs;
 let receiver: Receiver;
 
 /** Page bodies the test changes between checks. */
-const content: Record<string, string> = {};
+const content: Record<string, string | undefined> = {};
 /** Requests to `/slow` wait until this is resolved. */
 let releaseSlow: () => void = () => undefined;
 
@@ -158,7 +158,11 @@ beforeAll(async () => {
       res.end(article('Docs', paragraph('Start here.') + content.docsLinks!));
     })
     .page('/docs/a', article('Doc A', paragraph('Chapter A.')))
-    .page('/docs/b', article('Doc B', paragraph('Chapter B.')))
+    .route('/docs/b', (_req, res) => {
+      // Deleted in the course of the crawl test.
+      if (content.docsB === undefined) res.writeHead(404, { 'content-type': 'text/html' }).end(article('Not found', paragraph('No such page.')));
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(article('Doc B', content.docsB));
+    })
     .start();
   const { default: Firecrawl } = await import('@mendable/firecrawl-js');
   fc = new Firecrawl({ apiKey: BOOT_KEY, apiUrl: cluster.api.url });
@@ -233,8 +237,9 @@ describe('monitors', () => {
     expect(Date.parse(after.lastRunAt!)).toBeGreaterThanOrEqual(Date.parse(first.createdAt));
   });
 
-  it('a crawl target: pages found by the crawl, a page gone since the last check is removed, pages paginated with next', async () => {
+  it('a crawl target: pages found by the crawl, an unlinked page still compared, a deleted one removed, pages paginated with next', async () => {
     content.docsLinks = '<ul><li><a href="/docs/a">A</a></li><li><a href="/docs/b">B</a></li></ul>';
+    content.docsB = paragraph('Chapter B.');
     const monitor = await fc.createMonitor({
       name: 'Docs', schedule: { text: `daily at ${AWAY.getUTCHours()}:${String(AWAY.getUTCMinutes()).padStart(2, '0')}` },
       webhook: { url: receiver.url, events: ['monitor.page'] },
@@ -250,15 +255,23 @@ describe('monitors', () => {
     expect(page1.body.data.next).toBe(`${cluster.api.url}/v2/monitor/${monitor.id}/checks/${first.id}?skip=1&limit=1`);
     expect(page1.body.data.targetResults).toEqual([{ targetId, type: 'crawl', crawlId: expect.any(String) }]);
 
+    // /docs/b is no longer linked but still there: the crawl compares it anyway (hidden), unchanged.
     content.docsLinks = '<ul><li><a href="/docs/a">A</a></li></ul>';
     const second = await fc.runMonitor(monitor.id);
     await jobs.checkFinished(second.id, [targetId]);
     const detail = await fc.getMonitorCheck(monitor.id, second.id);
-    expect(detail.pages.map((p) => [new URL(p.url).pathname, p.status]).sort()).toEqual([['/docs', 'changed'], ['/docs/a', 'same'], ['/docs/b', 'removed']]);
+    const statuses = (d: typeof detail) => d.pages.map((p) => [new URL(p.url).pathname, p.status, (p.metadata as { visibility?: string }).visibility]).sort();
+    expect(statuses(detail)).toEqual([['/docs', 'changed', 'visible'], ['/docs/a', 'same', 'visible'], ['/docs/b', 'same', 'hidden']]);
     // `events` filters: page events only, no completion.
-    expect(await webhookEvents(second.id)).toEqual(['monitor.page', 'monitor.page']);
-    await receiver.waitFor(() => receiver.ofCheck(second.id).length === 2);
-    expect(receiver.ofCheck(second.id).map((b) => b.data[0].status).sort()).toEqual(['changed', 'removed']);
+    expect(await webhookEvents(second.id)).toEqual(['monitor.page']);
+
+    // Deleted: removed.
+    content.docsB = undefined;
+    const third = await fc.runMonitor(monitor.id);
+    await jobs.checkFinished(third.id, [targetId]);
+    expect(statuses(await fc.getMonitorCheck(monitor.id, third.id))).toEqual([['/docs', 'same', 'visible'], ['/docs/a', 'same', 'visible'], ['/docs/b', 'removed', 'hidden']]);
+    await receiver.waitFor(() => receiver.ofCheck(third.id).length === 1);
+    expect(receiver.ofCheck(third.id)[0].data[0]).toMatchObject({ status: 'removed', url: site.url('/docs/b'), checkId: third.id });
   });
 
   it('runs on its BullMQ job scheduler, which pause removes, resume restores and delete ends', async () => {

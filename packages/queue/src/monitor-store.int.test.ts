@@ -139,10 +139,10 @@ describe('MonitorStore', () => {
     expect([urls(same), same.more]).toEqual([['2'], true]);
     expect(urls(await store.pages(m.id, c.id, { skip: 0, limit: 5, status: 'error' }))).toEqual(['3']);
     expect(await store.pages(m.id, c.id, { skip: 0, limit: 5, status: 'removed' })).toEqual({ pages: [], more: false });
-    expect(await store.allPages(m.id, c.id)).toEqual(pages);
+    expect((await store.pages(m.id, c.id, { skip: 0, limit: 10 })).pages).toEqual(pages);
   });
 
-  it('finds the previous finished check and prunes old ones but the running one', async () => {
+  it('prunes old checks but the running one', async () => {
     const { store } = setup();
     const m = monitor();
     await store.create(m);
@@ -152,10 +152,9 @@ describe('MonitorStore', () => {
     await store.putCheck(check(m, { createdAt: 2_000, status: 'skipped_no_credits' }), ['none']);
     const current = check(m, { createdAt: 3_000 });
     await start(store, current);
-    expect((await store.previousFinishedCheck(m.id, 3_000))?.id).toBe(old.id);
-    expect(await store.previousFinishedCheck(m.id, 1_000)).toBeNull();
     expect(await store.prune(m.id, 10_000, current.id)).toBe(2);
     expect((await store.listChecks(m.id, { offset: 0, limit: 10 })).map((c) => c.id)).toEqual([current.id]);
-    expect(await store.allPages(m.id, old.id)).toEqual([]);
+    expect(await store.pages(m.id, old.id, { skip: 0, limit: 10 })).toEqual({ pages: [], more: false });
+    expect(await store.getCheck(m.id, old.id)).toBeNull();
   });
 });

@@ -191,19 +191,6 @@ export class MonitorStore {
     return out;
   }
 
-  /**
-   * The newest finished (`completed` or `partial`) check created before `beforeMs`, among the last
-   * `scan` checks; the baseline for pages that disappeared.
-   */
-  async previousFinishedCheck(monitorId: string, beforeMs: number, scan = 50): Promise<MonitorCheckRecord | null> {
-    const ids = await this.redis.zrevrangebyscore(this.keys.monitorChecks(monitorId), `(${beforeMs}`, '-inf', 'LIMIT', 0, scan);
-    for (const id of ids) {
-      const check = await this.getCheck(monitorId, id);
-      if (check && (check.status === 'completed' || check.status === 'partial')) return check;
-    }
-    return null;
-  }
-
   /** Marks one target of a check as ended; returns how many targets have ended. Idempotent. */
   async markTargetDone(monitorId: string, checkId: string, targetId: string): Promise<number> {
     const done = this.keys.monitorCheck(monitorId, checkId)[7]!;
@@ -241,12 +228,6 @@ export class MonitorStore {
       raw = ((await pipeline.exec()) ?? []).map(([, v]) => v).filter((v): v is string => typeof v === 'string');
     }
     return { pages: raw.slice(0, opts.limit).map((p) => JSON.parse(p) as MonitorPageRecord), more: raw.length > opts.limit };
-  }
-
-  /** Every page of a check (the baseline of the next check). */
-  async allPages(monitorId: string, checkId: string): Promise<MonitorPageRecord[]> {
-    const raw = await this.redis.lrange(this.keys.monitorCheck(monitorId, checkId)[1]!, 0, -1);
-    return raw.map((p) => JSON.parse(p) as MonitorPageRecord);
   }
 
   /** Deletes the checks created before `cutoffMs`, except `keep` (the running one). Returns how many. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkOutcome, documentPage, errorPage, isChange, removedPages, summarize } from './check-pages.js';
+import { checkOutcome, documentPage, errorPage, isChange, summarize } from './check-pages.js';
 
 const ctx = { checkId: 'c1', targetId: 't1', now: 1_000 };
 
@@ -12,7 +12,7 @@ describe('documentPage', () => {
     const p = documentPage(doc('https://a.test/p', { changeStatus: 'changed', visibility: 'visible', previousScrapeAt: null, diff: '-old\n+new' }), ctx);
     expect(p).toMatchObject({
       targetId: 't1', url: 'https://a.test/p', status: 'changed', currentScrapeId: 's-https://a.test/p', statusCode: 200,
-      error: null, diff: { text: '-old\n+new' }, metadata: { title: 'X', url: 'https://a.test/p' }, createdAt: 1_000,
+      error: null, diff: { text: '-old\n+new' }, metadata: { title: 'X', url: 'https://a.test/p', visibility: 'visible' }, createdAt: 1_000,
     });
     expect(documentPage(doc('https://a.test/p', { changeStatus: 'same', diff: '' }), ctx)).toMatchObject({ status: 'same', diff: null });
   });
@@ -35,20 +35,6 @@ describe('errorPage', () => {
     expect(errorPage({ id: 'j', timestamp: 'x', url: 'https://a.test/404', code: 'SCRAPE_HTTP_ERROR', error: 'HTTP 404' }, ctx)).toMatchObject({
       url: 'https://a.test/404', status: 'error', error: 'HTTP 404', metadata: { code: 'SCRAPE_HTTP_ERROR' }, diff: null,
     });
-  });
-});
-
-describe('removedPages', () => {
-  it('lists pages of this target the previous check found and this one did not', () => {
-    const prev = [
-      documentPage(doc('https://a.test/kept', { changeStatus: 'same' }), ctx),
-      documentPage(doc('https://a.test/gone', { changeStatus: 'new' }), ctx),
-      documentPage(doc('https://a.test/other-target', { changeStatus: 'new' }), { ...ctx, targetId: 't2' }),
-      documentPage(doc('https://a.test/gone-before', { changeStatus: 'removed' }), ctx),
-      errorPage({ id: 'j', timestamp: 'x', url: 'https://a.test/broken', code: 'SCRAPE_HTTP_ERROR', error: 'HTTP 404' }, ctx),
-    ];
-    const now = [documentPage(doc('https://a.test/kept', { changeStatus: 'same' }), { ...ctx, checkId: 'c2' })];
-    expect(removedPages(prev, now, { ...ctx, checkId: 'c2' }).map((p) => [p.url, p.status])).toEqual([['https://a.test/gone', 'removed']]);
   });
 });
 

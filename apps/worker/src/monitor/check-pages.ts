@@ -22,7 +22,8 @@ function pageId(ctx: PageContext, url: string): string {
 /**
  * The check page of a scraped document: the status is the document's `changeTracking.changeStatus`
  * (a document without one, which change tracking should never produce, is an `error` page); the
- * git diff goes to `diff.text`. Pure.
+ * git diff goes to `diff.text`. Pages gone from a site are `removed` by change tracking itself: a
+ * crawl with change tracking also scrapes the pages earlier crawls under its tag saw. Pure.
  */
 export function documentPage(doc: Record<string, unknown>, ctx: PageContext): MonitorPageRecord {
   const metadata = (typeof doc.metadata === 'object' && doc.metadata !== null ? doc.metadata : {}) as Record<string, unknown>;
@@ -32,6 +33,9 @@ export function documentPage(doc: Record<string, unknown>, ctx: PageContext): Mo
   const diff = str(tracking.diff);
   const title = str(metadata.title);
   const finalUrl = str(metadata.url);
+  // `hidden`: a crawl page no longer linked, compared because an earlier check saw it.
+  const visibility = str(tracking.visibility);
+  const facts = { ...(title !== undefined ? { title } : {}), ...(finalUrl !== undefined ? { url: finalUrl } : {}), ...(visibility !== undefined ? { visibility } : {}) };
   return {
     id: pageId(ctx, url),
     targetId: ctx.targetId,
@@ -40,7 +44,7 @@ export function documentPage(doc: Record<string, unknown>, ctx: PageContext): Mo
     currentScrapeId: str(metadata.scrapeId) ?? null,
     statusCode: typeof metadata.statusCode === 'number' ? metadata.statusCode : null,
     error: known ? null : 'The page has no change tracking result',
-    ...(title !== undefined || finalUrl !== undefined ? { metadata: { ...(title !== undefined ? { title } : {}), ...(finalUrl !== undefined ? { url: finalUrl } : {}) } } : {}),
+    ...(Object.keys(facts).length > 0 ? { metadata: facts } : {}),
     diff: known && diff !== undefined ? { text: diff } : null,
     createdAt: ctx.now,
   };
@@ -60,25 +64,6 @@ export function errorPage(error: CrawlError, ctx: PageContext): MonitorPageRecor
     diff: null,
     createdAt: ctx.now,
   };
-}
-
-/**
- * Pages of a crawl target that the previous check saw (as `same`, `new` or `changed`) and this
- * check did not find at all: `removed`. Only meaningful when this check's crawl saw the whole site
- * (completed, under its page limit); the caller decides that. Pure.
- */
-export function removedPages(previous: readonly MonitorPageRecord[], current: readonly MonitorPageRecord[], ctx: PageContext): MonitorPageRecord[] {
-  const seen = new Set(current.map((p) => p.url));
-  const out: MonitorPageRecord[] = [];
-  for (const p of previous) {
-    if (p.targetId !== ctx.targetId || p.status === 'removed' || p.status === 'error' || seen.has(p.url)) continue;
-    seen.add(p.url);
-    out.push({
-      id: pageId(ctx, p.url), targetId: ctx.targetId, url: p.url, status: 'removed', currentScrapeId: null, statusCode: null,
-      error: null, diff: null, createdAt: ctx.now,
-    });
-  }
-  return out;
 }
 
 /** Pages by status. Pure. */

@@ -2,9 +2,9 @@ import type { Logger } from '@trawl/observability';
 import {
   monitorCheckView, monitorPageView, nameUuid,
   type CrawlRecord, type CrawlStore, type MonitorCheckRecord, type MonitorJob, type MonitorPageRecord, type MonitorRecord,
-  type MonitorStore, type MonitorTargetRun, type WebhookSender,
+  type MonitorStore, type WebhookSender,
 } from '@trawl/queue';
-import { checkOutcome, documentPage, errorPage, isChange, removedPages, summarize, type PageContext } from './check-pages.js';
+import { checkOutcome, documentPage, errorPage, isChange, summarize, type PageContext } from './check-pages.js';
 
 export interface MonitorCheckFinisherDeps {
   monitors: MonitorStore;
@@ -21,8 +21,8 @@ const DOCS_PER_READ = 500;
 
 /**
  * Finishes a check when the crawl or batch of its last target ended: turns the documents' change
- * tracking results (and the failed pages) into check pages, detects crawl pages that disappeared,
- * sends the webhooks only when something changed, then stores the pages and the final record once.
+ * tracking results (and the failed pages) into check pages, sends the webhooks only when something
+ * changed, then stores the pages and the final record once.
  * The webhooks go out before the record is stored and have ids derived from the check and page: a
  * crash in between sends them again with the same ids, which BullMQ and receivers deduplicate.
  */
@@ -48,8 +48,6 @@ export class MonitorCheckFinisher {
     const { monitors } = this.deps;
     const now = this.now();
     const log = this.deps.logger.child({ monitorId: monitor.id, checkId: check.id });
-    const previous = check.targetResults.some((r) => r.type === 'crawl') ? await monitors.previousFinishedCheck(monitor.id, check.createdAt) : null;
-    const previousPages = previous ? await monitors.allPages(monitor.id, previous.id) : [];
     const pages: MonitorPageRecord[] = [];
     const failures: string[] = [];
     let credits = 0;
@@ -63,7 +61,7 @@ export class MonitorCheckFinisher {
       if (crawl.status === 'failed' || crawl.status === 'cancelled') {
         failures.push(`target ${run.targetId}: ${crawl.kind === 'crawl' ? 'crawl' : 'batch scrape'} ${crawl.status}${crawl.error ? `: ${crawl.error}` : ''}`);
       }
-      pages.push(...(await this.targetPages(run, crawl, previousPages, { checkId: check.id, targetId: run.targetId, now })));
+      pages.push(...(await this.targetPages(crawl, { checkId: check.id, targetId: run.targetId, now })));
     }
     const summary = summarize(pages);
     const { status, error } = checkOutcome(summary, failures, check.targetResults.length);
@@ -90,8 +88,8 @@ export class MonitorCheckFinisher {
     await monitors.prune(monitor.id, now - monitor.config.retentionDays * 86_400_000, null);
   }
 
-  /** The pages of one target: its documents, its failed pages, and (crawls) the pages gone since the last check. */
-  private async targetPages(run: MonitorTargetRun, crawl: CrawlRecord, previousPages: readonly MonitorPageRecord[], ctx: PageContext): Promise<MonitorPageRecord[]> {
+  /** The pages of one target: its documents (change tracking says `removed` for pages gone) and its failed pages. */
+  private async targetPages(crawl: CrawlRecord, ctx: PageContext): Promise<MonitorPageRecord[]> {
     const out: MonitorPageRecord[] = [];
     for (let skip = 0; ; ) {
       const { docs, more } = await this.deps.crawls.documents(crawl.id, { skip, limit: DOCS_PER_READ, maxBytes: 64 * 1024 * 1024 });
@@ -101,8 +99,6 @@ export class MonitorCheckFinisher {
     }
     const { errors } = await this.deps.crawls.errors(crawl.id);
     for (const e of errors) out.push(errorPage(e, ctx));
-    // Only a crawl that saw the whole site can say a page is gone (not one cut short by its limit).
-    if (run.type === 'crawl' && crawl.status === 'completed' && crawl.total < crawl.limit) out.push(...removedPages(previousPages, out, ctx));
     return out;
   }
 }
