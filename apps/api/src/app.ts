@@ -13,12 +13,14 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
+import { monitorRoutes } from './routes/monitor.routes.js';
 import { parseRoutes } from './routes/parse.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
 import { CrawlService } from './services/crawl.service.js';
 import { MapService } from './services/map.service.js';
+import type { MonitorService } from './services/monitor.service.js';
 import { ScrapeService } from './services/scrape.service.js';
 
 /** Everything the gateway's routes use, created by the composition root. */
@@ -38,6 +40,8 @@ export interface AppDeps {
   documentBodies: DocumentBodyStore;
   /** The crawl and batch service, shared with the WebSocket stream. */
   crawls: CrawlService;
+  /** Monitors (records, job schedulers, manual runs, checks). */
+  monitors: MonitorService;
   capabilities: ReadonlySet<Capability>;
   /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
   blobs: LocalBlobStore | null;
@@ -87,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));
   app.use(notFound());
   app.use(errorHandler());

@@ -45,5 +45,10 @@ export const apiConfigSchema = z.object({
   TRAWL_MAP_DEFAULT_TIMEOUT_MS: envInt(15_000, { min: 1000, max: 300_000 }),
   /** How long a finished crawl or batch (documents, errors) can be read, seconds. Default 86400. */
   TRAWL_CRAWL_RETENTION_SEC: envInt(86_400, { min: 60 }),
+  /**
+   * Shortest time between two runs of a monitor's schedule, seconds; schedules are cron expressions
+   * (one-minute resolution), so at least 60. Default 60.
+   */
+  TRAWL_MONITOR_MIN_INTERVAL_SEC: envInt(60, { min: 60 }),
 });
 export type ApiConfig = z.output<typeof apiConfigSchema>;

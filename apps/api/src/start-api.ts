@@ -19,10 +19,12 @@ import {
   createRedisClient,
   redisConnectionFromEnv,
   WebhookSender, webhookCrawlNotifier,
+  MonitorScheduler, MonitorStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
 import { CrawlService } from './services/crawl.service.js';
+import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
 
 /** A running gateway. */
@@ -81,9 +83,16 @@ export async function startApi(
   const crawlStore = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
-  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify);
+  const monitorScheduler = new MonitorScheduler(queues);
+  // A cancel here can end a monitor target's batch or crawl: its check hears of it.
+  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { onEnded: monitorCrawlEnded(monitorScheduler) });
   const crawls = new CrawlService({ store: crawlStore, coordinator, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+  });
+  const monitors = new MonitorService({
+    store: new MonitorStore(redis, keys), scheduler: monitorScheduler, capabilities,
+    webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+    minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
   });
   const hub = new CrawlEventHub(crawlSubscriber, keys);
   await hub.start();
@@ -91,7 +100,7 @@ export async function startApi(
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
-    dispatcher, results, waiter, queues, crawls,
+    dispatcher, results, waiter, queues, crawls, monitors,
     documentBodies: new DocumentBodyStore(redis, keys),
     capabilities,
     blobs: localBlobs,

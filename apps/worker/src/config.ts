@@ -108,6 +108,12 @@ export const workerConfigSchema = z.object({
   TRAWL_CRAWL_CONCURRENCY: envInt(8, { min: 1, max: 256 }),
   /** Pages a map fetches at once while discovering links. Default 8. */
   TRAWL_MAP_CONCURRENCY: envInt(8, { min: 1, max: 64 }),
+  /** Monitor jobs (check starts and finishes) one `http` worker runs at once. Default 4. */
+  TRAWL_MONITOR_CONCURRENCY: envInt(4, { min: 1, max: 256 }),
+  /** A monitor check running longer than this no longer blocks the next one (it is failed), seconds. Default 86400. */
+  TRAWL_MONITOR_CHECK_TIMEOUT_SEC: envInt(86_400, { min: 60 }),
+  /** How long a finished crawl or batch (monitor checks' included) can be read, seconds. Default 86400. */
+  TRAWL_CRAWL_RETENTION_SEC: envInt(86_400, { min: 60 }),
   ...webhookEnv,
   /** HMAC-SHA256 key of `X-Firecrawl-Signature` on webhook deliveries. Default none: unsigned. */
   TRAWL_WEBHOOK_SECRET: envOptionalString(),

@@ -5,6 +5,7 @@ import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   Admission, ChangeStore, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
   createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
+  MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import {
   AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
@@ -14,6 +15,9 @@ import type { WorkerConfig } from './config.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
 import { MapRunner } from './crawl/map-runner.js';
+import { MonitorCheckFinisher } from './monitor/monitor-check-finisher.js';
+import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
+import { MonitorProcessor } from './monitor/monitor.processor.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
 import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } from './document/document-parser.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
@@ -78,7 +82,12 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const crawlStore = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
-  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS });
+  const monitorScheduler = new MonitorScheduler(queues);
+  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, {
+    staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS,
+    // Whoever records a monitor target's last page tells its check.
+    onEnded: monitorCrawlEnded(monitorScheduler),
+  });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
   const changeStore = new ChangeStore(redis, keys);
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
@@ -155,6 +164,26 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxStalledCount: 2,
     });
     worker.on('error', (err) => logger.error({ err, queue: 'crawl' }, 'bullmq worker error'));
+    workers.push(worker);
+  }
+  if (config.TRAWL_WORKER_ROLES.includes('http')) {
+    const monitors = new MonitorStore(redis, keys);
+    const monitorProcessor = new MonitorProcessor({
+      starter: new MonitorCheckStarter({
+        monitors, scheduler: monitorScheduler, crawls: crawlStore, coordinator, credits, teams: new TeamStore(redis, keys), logger,
+        crawlRetentionSec: config.TRAWL_CRAWL_RETENTION_SEC, checkTimeoutMs: config.TRAWL_MONITOR_CHECK_TIMEOUT_SEC * 1000,
+      }),
+      finisher: new MonitorCheckFinisher({ monitors, crawls: crawlStore, webhooks, logger }),
+    });
+    const worker = new Worker('monitor', (job) => monitorProcessor.process(job), {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.TRAWL_MONITOR_CONCURRENCY,
+      lockDuration: config.TRAWL_JOB_LOCK_MS,
+      stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
+      maxStalledCount: 2,
+    });
+    worker.on('error', (err) => logger.error({ err, queue: 'monitor' }, 'bullmq worker error'));
     workers.push(worker);
   }
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);

@@ -18,13 +18,8 @@ const regexList = z.array(z.string().min(1).max(2_048)).max(100);
 /** `sitemap` option of crawl and map: use it with link discovery, ignore it, or use only it. */
 export const sitemapModeSchema = z.enum(['include', 'skip', 'only']);
 
-/**
- * `POST /v2/crawl` body. The v1 names are accepted and mapped as the spec's v1 -> v2 table says:
- * `maxDepth` -> `maxDiscoveryDepth`, `allowBackwardCrawling` -> `crawlEntireDomain`,
- * `ignoreSitemap` -> `sitemap: skip`; a v2 name given as well wins.
- */
-export const crawlRequestSchema = z
-  .strictObject({
+/** The fields of a crawl request before {@link normalizeCrawlFields} (monitor crawl targets reuse them). */
+export const crawlRequestObjectSchema = z.strictObject({
     /** Seed URL. */
     url: httpUrlSchema,
     /** Natural-language description of what to crawl (needs the LLM layer). */
@@ -72,7 +67,39 @@ export const crawlRequestSchema = z
     /** v1: `true` means `sitemap: skip`. */
     ignoreSitemap: z.boolean().optional(),
     ...clientTagFields,
-  })
+});
+
+/** The crawl fields that have v1 names, as {@link normalizeCrawlFields} reads them. */
+interface CrawlNameFields {
+  maxDepth?: number | undefined;
+  allowBackwardCrawling?: boolean | undefined;
+  ignoreSitemap?: boolean | undefined;
+  crawlEntireDomain?: boolean | undefined;
+  sitemap?: z.output<typeof sitemapModeSchema> | undefined;
+  maxDiscoveryDepth?: number | undefined;
+}
+
+/**
+ * Maps the v1 names of crawl options to v2 (a v2 name given as well wins) and applies the defaults of
+ * `crawlEntireDomain` and `sitemap`. Shared by crawl requests and monitor crawl targets.
+ */
+export function normalizeCrawlFields<T extends CrawlNameFields>(fields: T) {
+  const { maxDepth, allowBackwardCrawling, ignoreSitemap, crawlEntireDomain, sitemap, maxDiscoveryDepth, ...body } = fields;
+  const depth = maxDiscoveryDepth ?? maxDepth;
+  return {
+    ...body,
+    ...(depth !== undefined ? { maxDiscoveryDepth: depth } : {}),
+    crawlEntireDomain: crawlEntireDomain ?? allowBackwardCrawling ?? false,
+    sitemap: sitemap ?? (ignoreSitemap === true ? ('skip' as const) : ('include' as const)),
+  };
+}
+
+/**
+ * `POST /v2/crawl` body. The v1 names are accepted and mapped as the spec's v1 -> v2 table says:
+ * `maxDepth` -> `maxDiscoveryDepth`, `allowBackwardCrawling` -> `crawlEntireDomain`,
+ * `ignoreSitemap` -> `sitemap: skip`; a v2 name given as well wins.
+ */
+export const crawlRequestSchema = crawlRequestObjectSchema
   .superRefine((body, ctx) => {
     checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
     // A crawl reads robots.txt, sitemaps and pages to discover links: it cannot run from the cache alone.
@@ -86,15 +113,7 @@ export const crawlRequestSchema = z
       }
     }
   })
-  .transform(({ maxDepth, allowBackwardCrawling, ignoreSitemap, crawlEntireDomain, sitemap, maxDiscoveryDepth, ...body }) => {
-    const depth = maxDiscoveryDepth ?? maxDepth;
-    return {
-      ...body,
-      ...(depth !== undefined ? { maxDiscoveryDepth: depth } : {}),
-      crawlEntireDomain: crawlEntireDomain ?? allowBackwardCrawling ?? false,
-      sitemap: sitemap ?? (ignoreSitemap === true ? ('skip' as const) : ('include' as const)),
-    };
-  })
+  .transform(normalizeCrawlFields)
   .meta({ id: 'CrawlRequest' });
 
 export type CrawlRequestInput = z.input<typeof crawlRequestSchema>;

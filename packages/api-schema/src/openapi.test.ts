@@ -27,6 +27,11 @@ describe('buildOpenApiDocument', () => {
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',
       '/v2/map',
+      '/v2/monitor',
+      '/v2/monitor/{id}',
+      '/v2/monitor/{id}/checks',
+      '/v2/monitor/{id}/checks/{checkId}',
+      '/v2/monitor/{id}/run',
       '/v2/parse',
       '/v2/scrape',
       '/v2/scrape/{id}',
@@ -35,6 +40,8 @@ describe('buildOpenApiDocument', () => {
     ]);
     expect(Object.keys(doc.paths?.['/admin/teams/{id}'] ?? {}).sort()).toEqual(['get', 'patch']);
     expect(Object.keys(doc.paths?.['/v2/crawl/{id}'] ?? {}).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(doc.paths?.['/v2/monitor/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(doc.paths?.['/v2/monitor'] ?? {}).sort()).toEqual(['get', 'post']);
   });
 
   it('declares bearer auth, servers and every error status', () => {

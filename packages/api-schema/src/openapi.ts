@@ -17,6 +17,11 @@ import {
   crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
 } from './crawl.js';
 import { scrapeResponseSchema } from './document.js';
+import {
+  createMonitorRequestSchema, monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCheckParamsSchema, monitorCheckQuerySchema,
+  monitorCheckResponseSchema, monitorIdParamsSchema, monitorListQuerySchema, monitorListResponseSchema, monitorResponseSchema,
+  runMonitorRequestSchema, updateMonitorRequestSchema,
+} from './monitor.js';
 import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
@@ -119,6 +124,7 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     route(registry, { method: 'get', path: `${path}/{id}/errors`, summary: `Failed pages and robots.txt-blocked URLs of a ${what}`, request: { params: jobIdParamsSchema }, ok: crawlErrorsResponseSchema, okDescription: 'Errors.' });
   }
   route(registry, { method: 'post', path: '/v2/map', summary: 'List the URLs of a site', request: body(mapRequestSchema), ok: mapResponseSchema, okDescription: 'Links.' });
+  registerMonitorRoutes(registry);
   route(registry, {
     method: 'get',
     path: '/v2/team/credit-usage',
@@ -139,6 +145,21 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     summary: 'Current concurrency and limit of the team',
     ok: concurrencyCheckResponseSchema,
     okDescription: 'Concurrency.',
+  });
+}
+
+function registerMonitorRoutes(registry: OpenAPIRegistry): void {
+  const params = { params: monitorIdParamsSchema };
+  route(registry, { method: 'post', path: '/v2/monitor', summary: 'Create a monitor (recurring checks of URLs or a crawl, webhooks on change)', request: body(createMonitorRequestSchema), ok: monitorResponseSchema, okDescription: 'The monitor.' });
+  route(registry, { method: 'get', path: '/v2/monitor', summary: 'Monitors of the team, newest first', request: { query: monitorListQuerySchema }, ok: monitorListResponseSchema, okDescription: 'Monitors.' });
+  route(registry, { method: 'get', path: '/v2/monitor/{id}', summary: 'Get a monitor', request: params, ok: monitorResponseSchema, okDescription: 'The monitor.' });
+  route(registry, { method: 'patch', path: '/v2/monitor/{id}', summary: 'Change, pause or resume a monitor', request: { ...params, ...body(updateMonitorRequestSchema) }, ok: monitorResponseSchema, okDescription: 'The updated monitor.' });
+  route(registry, { method: 'delete', path: '/v2/monitor/{id}', summary: 'Delete a monitor with its checks', request: params, ok: successResponseSchema, okDescription: 'Deleted.' });
+  route(registry, { method: 'post', path: '/v2/monitor/{id}/run', summary: 'Run a check now', request: { ...params, ...body(runMonitorRequestSchema) }, ok: monitorCheckResponseSchema, okDescription: 'The queued check.' });
+  route(registry, { method: 'get', path: '/v2/monitor/{id}/checks', summary: 'Checks of a monitor, newest first', request: { ...params, query: monitorListQuerySchema }, ok: monitorCheckListResponseSchema, okDescription: 'Checks.' });
+  route(registry, {
+    method: 'get', path: '/v2/monitor/{id}/checks/{checkId}', summary: 'A check with its pages (100 a page, `next` for more) and their diffs',
+    request: { params: monitorCheckParamsSchema, query: monitorCheckQuerySchema }, ok: monitorCheckDetailResponseSchema, okDescription: 'The check and a page of its pages.',
   });
 }
 

@@ -14,6 +14,12 @@ export interface CrawlCoordinatorOptions {
   /** In-flight pages older than this with no live job are recovered by the watchdog, ms. Default 30000. */
   staleAfterMs?: number;
   now?: () => number;
+  /**
+   * Runs on every completion pass of a crawl that ended (whatever its status, cancelled included),
+   * before it leaves the indexes: so it runs again after a crash and must be idempotent. Monitors
+   * use it to hear that a target's crawl ended.
+   */
+  onEnded?: (crawl: CrawlRecord) => Promise<void>;
 }
 
 /**
@@ -25,6 +31,7 @@ export interface CrawlCoordinatorOptions {
 export class CrawlCoordinator {
   private readonly staleAfterMs: number;
   private readonly now: () => number;
+  private readonly onEnded: ((crawl: CrawlRecord) => Promise<void>) | undefined;
 
   constructor(
     private readonly store: CrawlStore,
@@ -35,6 +42,7 @@ export class CrawlCoordinator {
   ) {
     this.staleAfterMs = opts.staleAfterMs ?? 30_000;
     this.now = opts.now ?? Date.now;
+    this.onEnded = opts.onEnded;
   }
 
   /** Queues the seeding job of a new crawl (idempotent per crawl). */
@@ -101,6 +109,7 @@ export class CrawlCoordinator {
       if (crawl.status === 'completed') await this.notify(crawl, 'completed');
       else if (crawl.status === 'failed') await this.notify(crawl, 'failed', crawl.error !== undefined ? { error: crawl.error } : {});
     }
+    if (this.onEnded) await this.onEnded(crawl);
     await this.store.unindex(crawl);
   }
 

@@ -33,6 +33,13 @@ function crawl(overrides: Partial<NewCrawl> = {}): NewCrawl {
 const cand = (n: number, depth = 1) => ({ key: `k${n}`, url: `http://a.example/${n}`, depth });
 
 describe('CrawlStore', () => {
+  it('keeps the monitor check a crawl runs for', async () => {
+    const { store } = setup();
+    const link = { monitorId: randomUUID(), checkId: randomUUID(), targetId: 't1' };
+    expect((await store.create(crawl({ monitor: link }))).monitor).toEqual(link);
+    expect((await store.create(crawl())).monitor).toBeUndefined();
+  });
+
   it('accepts each URL once and never past the limit; lists robots-blocked URLs once', async () => {
     const { store } = setup();
     const c = await store.create(crawl({ limit: 3 }));

@@ -38,6 +38,15 @@ export interface CrawlRecord {
   error?: string;
   /** How long the record stays after the end, seconds. */
   retentionSec: number;
+  /** Set when a monitor check runs this crawl or batch for one of its targets. */
+  monitor?: CrawlMonitorLink;
+}
+
+/** The monitor check target a crawl or batch belongs to: its end is reported to the check. */
+export interface CrawlMonitorLink {
+  monitorId: string;
+  checkId: string;
+  targetId: string;
 }
 
 /**
@@ -135,6 +144,7 @@ export class CrawlStore {
         createdAt, total: 0, completed: 0, failed: 0, creditsUsed: 0, limit: crawl.limit, maxConcurrency: crawl.maxConcurrency,
         delayMs: crawl.delayMs, kickoff: crawl.kickoffDone ? '1' : '0', zdr: crawl.zeroDataRetention ? '1' : '0',
         retentionSec: crawl.retentionSec, seq: 0,
+        ...(crawl.monitor ? { monitor: JSON.stringify(crawl.monitor) } : {}),
     });
     // Separate commands: the crawl, team and index keys live in different Cluster slots. A crash
     // in between leaves a crawl the watchdog does not see yet; the caller's retry creates another.
@@ -166,6 +176,7 @@ export class CrawlStore {
       zeroDataRetention: h.zdr === '1',
       ...(h.error ? { error: h.error } : {}),
       retentionSec: n.retentionSec ?? 86_400,
+      ...(h.monitor ? { monitor: JSON.parse(h.monitor) as CrawlMonitorLink } : {}),
     };
   }
 

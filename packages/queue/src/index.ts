@@ -19,6 +19,7 @@ export {
   scrapeJobSchema,
   crawlQueueJobSchema,
   webhookJobSchema,
+  monitorJobSchema,
   admissionInfoSchema,
   bullPriority,
   WEBHOOK_BACKOFF_TYPE,
@@ -26,6 +27,7 @@ export {
   type ScrapeJob,
   type CrawlQueueJob,
   type WebhookJob,
+  type MonitorJob,
   type QueuePolicy,
 } from './job-catalog.js';
 export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
@@ -50,9 +52,23 @@ export {
   type CrawlError,
   type PageDoneResult,
   type CrawlEvent,
+  type CrawlMonitorLink,
 } from './crawl-store.js';
 export { HostRateLimiter } from './host-rate-limiter.js';
 export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type PageCacheOptions, type PutOutcome } from './page-cache.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions } from './crawl-coordinator.js';
 export { webhookCrawlNotifier } from './crawl-notifier.js';
+export {
+  MonitorStore,
+  EMPTY_SUMMARY,
+  type MonitorRecord,
+  type MonitorCheckRecord,
+  type MonitorPageRecord,
+  type MonitorTargetRun,
+  type MonitorNotificationStatus,
+  type StartCheckOutcome,
+} from './monitor-store.js';
+export { MonitorScheduler, monitorCrawlEnded, nameUuid } from './monitor-scheduler.js';
+export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
+export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';

@@ -6,7 +6,7 @@ import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhoo
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook', 'monitor'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
@@ -103,6 +103,32 @@ export const webhookJobSchema = z.object({
 });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
 
+/**
+ * Payload of a `monitor` queue job: `check` runs a monitor once (from its job scheduler, or `manual`
+ * with the id of the check the API created); `target-done` tells a running check that the crawl or
+ * batch of one of its targets ended (the last one finishes the check).
+ */
+export const monitorJobSchema = z.discriminatedUnion('kind', [
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('check'),
+    monitorId: z.uuid(),
+    teamId: z.string().min(1),
+    trigger: z.enum(['scheduled', 'manual']),
+    /** Set by a manual run: the queued check to run. Scheduled runs derive theirs from the job id. */
+    checkId: z.uuid().optional(),
+  }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('target-done'),
+    monitorId: z.uuid(),
+    teamId: z.string().min(1),
+    checkId: z.uuid(),
+    targetId: z.string().min(1),
+  }),
+]);
+export type MonitorJob = z.infer<typeof monitorJobSchema>;
+
 /** Retry and retention policy of a queue. */
 export interface QueuePolicy {
   /** Attempts including the first; retryable errors only. */
@@ -141,6 +167,8 @@ export const JOB_CATALOG = {
     payload: webhookJobSchema,
     policy: { attempts: 10, backoffMs: 1000, backoffType: WEBHOOK_BACKOFF_TYPE, retentionSec: 3600 },
   },
+  /** Monitor checks (from BullMQ job schedulers or manual runs) and their completion; `http` role. */
+  monitor: { payload: monitorJobSchema, policy: { attempts: 5, backoffMs: 1000, retentionSec: 3600 } },
 } satisfies Record<QueueName, { payload: z.ZodType; policy: QueuePolicy }>;
 
 /** BullMQ priority (lower runs first) of a priority class. */

@@ -38,6 +38,13 @@
  * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (compressed page snapshots), no expiry | ChangeStore |
  * | `<p>:{t:ID}:ct:<tag>:urls` | hash url digest -> URL known under the tag, no expiry | ChangeStore |
  * | `<cp>:cache:{cN}:*` | the page cache (may live in its own Redis, `CACHE_REDIS_URL`) | PageCache (see there) |
+ * | `<p>:{m:ID}:monitor` | hash: teamId, config JSON, status, currentCheckId, currentCheckAt, lastRunAt, lastCheckSummary, createdAt, updatedAt | MonitorStore |
+ * | `<p>:{m:ID}:checks` | zset checkId -> created time (ms) | MonitorStore (pruned past the monitor's retentionDays) |
+ * | `<p>:{m:ID}:check:<checkId>` | hash: status, json (the check record) | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:pages` | list of page JSON, in target order | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:pages:<status>` | list of indexes into `pages` of the pages with that status | MonitorStore |
+ * | `<p>:{m:ID}:check:<checkId>:done` | set of target ids whose crawl or batch ended | MonitorStore |
+ * | `<p>:{t:ID}:monitors` | zset monitorId -> created time (ms): the team's monitors | MonitorStore |
  * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
  */
 export class RedisKeys {
@@ -121,6 +128,24 @@ export class RedisKeys {
   }
   resultsChannel(): string {
     return `${this.prefix}:results`;
+  }
+  /** A monitor's record; every key of one monitor shares the hash tag `{m:<id>}`. */
+  monitor(monitorId: string): string {
+    return `${this.prefix}:{m:${monitorId}}:monitor`;
+  }
+  monitorChecks(monitorId: string): string {
+    return `${this.prefix}:{m:${monitorId}}:checks`;
+  }
+  /**
+   * The keys of one check, in the order the monitor scripts expect: record, pages, the five
+   * pages-by-status lists (same, new, changed, removed, error), done targets.
+   */
+  monitorCheck(monitorId: string, checkId: string): string[] {
+    const base = `${this.prefix}:{m:${monitorId}}:check:${checkId}`;
+    return [base, `${base}:pages`, ...['same', 'new', 'changed', 'removed', 'error'].map((s) => `${base}:pages:${s}`), `${base}:done`];
+  }
+  teamMonitors(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:monitors`;
   }
   /** BullMQ prefix: a hash tag keeps each queue's keys in one Cluster slot, as BullMQ requires. */
   bullPrefix(): string {

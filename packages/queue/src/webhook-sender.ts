@@ -31,6 +31,8 @@ export class WebhookSender {
    * Enqueues `event` for the webhook `config` of a job of team `teamId`.
    * @param options.zeroDataRetention the job's ZDR flag: the delivery record (which holds the payload)
    *   is deleted as soon as it is delivered or given up, and workers log nothing of it but ids.
+   * @param options.webhookId the delivery's id when the caller derives it (a step that may run again
+   *   sends each event once: BullMQ keeps one job per id). Default: a random UUID.
    * @returns the delivery's `webhookId` (also its BullMQ job id), or null when there is no webhook or
    *   its `events` filter does not select this event.
    */
@@ -38,10 +40,10 @@ export class WebhookSender {
     teamId: string,
     config: WebhookConfig | undefined,
     event: WebhookEvent,
-    options: { zeroDataRetention?: boolean } = {},
+    options: { zeroDataRetention?: boolean; webhookId?: string } = {},
   ): Promise<string | null> {
     if (config === undefined || !webhookEventSelected(config.events, event.type)) return null;
-    const webhookId = randomUUID();
+    const webhookId = options.webhookId ?? randomUUID();
     const zeroDataRetention = options.zeroDataRetention ?? false;
     const job: WebhookJob = {
       v: 1,

@@ -1,0 +1,74 @@
+import { Router, json } from 'express';
+import {
+  createMonitorRequestSchema, monitorCheckParamsSchema, monitorCheckQuerySchema, monitorIdParamsSchema, monitorListQuerySchema,
+  runMonitorRequestSchema, updateMonitorRequestSchema,
+} from '@trawl/api-schema';
+import { monitorCheckView, monitorPageView, monitorView, type RateLimiter } from '@trawl/queue';
+import { parseOrThrow } from '../middleware/validate.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { teamOf } from '../request-context.js';
+import type { MonitorService } from '../services/monitor.service.js';
+import { publicBase } from './crawl.routes.js';
+
+export interface MonitorRoutesDeps {
+  monitors: MonitorService;
+  limiter: RateLimiter;
+  maxBodyBytes: number;
+  /** Base of absolute URLs in responses; else the request's scheme and host. */
+  publicUrl?: string;
+}
+
+/** Monitor endpoints (behind API-key auth). Every answer is `{success: true, data}` (the SDK requires it). */
+export function monitorRoutes(deps: MonitorRoutesDeps): Router {
+  const router = Router();
+  const api = rateLimit(deps.limiter, 'api');
+  const status = rateLimit(deps.limiter, 'status');
+  const body = json({ limit: deps.maxBodyBytes });
+  const { monitors } = deps;
+
+  router.post('/v2/monitor', api, body, async (req, res) => {
+    const request = parseOrThrow(createMonitorRequestSchema, req.body);
+    res.json({ success: true, data: monitorView(await monitors.create(teamOf(res), request)) });
+  });
+  router.get('/v2/monitor', status, async (req, res) => {
+    const query = parseOrThrow(monitorListQuerySchema, req.query);
+    const list = await monitors.list(teamOf(res), query);
+    const now = new Date();
+    res.json({ success: true, data: list.map((m) => monitorView(m, now)) });
+  });
+  router.get('/v2/monitor/:id', status, async (req, res) => {
+    const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
+    res.json({ success: true, data: monitorView(await monitors.find(teamOf(res), id)) });
+  });
+  router.patch('/v2/monitor/:id', api, body, async (req, res) => {
+    const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
+    const request = parseOrThrow(updateMonitorRequestSchema, req.body ?? {});
+    res.json({ success: true, data: monitorView(await monitors.update(teamOf(res), id, request)) });
+  });
+  router.delete('/v2/monitor/:id', api, async (req, res) => {
+    const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
+    await monitors.delete(teamOf(res), id);
+    res.json({ success: true });
+  });
+  router.post('/v2/monitor/:id/run', api, body, async (req, res) => {
+    const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
+    parseOrThrow(runMonitorRequestSchema, req.body ?? {});
+    res.json({ success: true, data: monitorCheckView(await monitors.run(teamOf(res), id)) });
+  });
+  router.get('/v2/monitor/:id/checks', status, async (req, res) => {
+    const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
+    const query = parseOrThrow(monitorListQuerySchema, req.query);
+    const checks = await monitors.checks(teamOf(res), id, query);
+    res.json({ success: true, data: checks.map(monitorCheckView) });
+  });
+  router.get('/v2/monitor/:id/checks/:checkId', status, async (req, res) => {
+    const { id, checkId } = parseOrThrow(monitorCheckParamsSchema, req.params);
+    const query = parseOrThrow(monitorCheckQuerySchema, req.query);
+    const page = await monitors.check(teamOf(res), id, checkId, query);
+    const next = page.nextSkip === undefined
+      ? null
+      : `${publicBase(req, deps.publicUrl)}/v2/monitor/${id}/checks/${checkId}?skip=${page.nextSkip}&limit=${query.limit}${query.status ? `&status=${query.status}` : ''}`;
+    res.json({ success: true, data: { ...monitorCheckView(page.check), pages: page.pages.map(monitorPageView), next } });
+  });
+  return router;
+}

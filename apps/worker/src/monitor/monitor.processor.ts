@@ -1,0 +1,21 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { monitorJobSchema } from '@trawl/queue';
+import type { MonitorCheckFinisher } from './monitor-check-finisher.js';
+import type { MonitorCheckStarter } from './monitor-check-starter.js';
+
+/** Consumer of the `monitor` queue (`http` role): scheduled and manual checks, and the end of their targets. */
+export class MonitorProcessor {
+  constructor(private readonly deps: { starter: MonitorCheckStarter; finisher: MonitorCheckFinisher }) {}
+
+  async process(bullJob: Job): Promise<void> {
+    const parsed = monitorJobSchema.safeParse(bullJob.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid monitor job payload: ${parsed.error.message}`);
+    const job = parsed.data;
+    switch (job.kind) {
+      case 'check':
+        return this.deps.starter.run(job, bullJob);
+      case 'target-done':
+        return this.deps.finisher.targetDone(job);
+    }
+  }
+}
