@@ -13,9 +13,14 @@ let site: FixtureSite;
 
 beforeAll(async () => {
   site = new FixtureSite();
-  for (const path of ['/watched', '/tagged', '/shop/', '/shop/a', '/shop/b', '/shop/c']) {
+  for (const path of ['/watched', '/tagged', '/flaky', '/shop/', '/shop/a', '/shop/b', '/shop/c']) {
     site.route(path, (_req, res) => {
       const body = pages.get(path);
+      if (body === 'MAINTENANCE') {
+        res.writeHead(503, { 'content-type': 'text/html' });
+        res.end(html('Down for maintenance'));
+        return;
+      }
       res.writeHead(body === null || body === undefined ? 404 : 200, { 'content-type': 'text/html' });
       res.end(body ?? html('Not found'));
     });
@@ -65,6 +70,18 @@ describe('changeTracking format', () => {
     pages.set('/watched', html('Back again.'));
     expect((await track(url)).body.data.changeTracking.changeStatus).toBe('changed');
     expect(site.hits.get('/watched')).toBe(6);
+  });
+
+  it('does not compare a 503 page nor let it replace the previous version', async () => {
+    const url = site.url('/flaky');
+    pages.set('/flaky', html('Stable content.'));
+    expect((await track(url)).body.data.changeTracking.changeStatus).toBe('new');
+    pages.set('/flaky', 'MAINTENANCE');
+    const down = await track(url);
+    expect(down.body.data.metadata.statusCode).toBe(503);
+    expect(down.body.data.changeTracking).toBeNull();
+    pages.set('/flaky', html('Stable content.'));
+    expect((await track(url)).body.data.changeTracking.changeStatus).toBe('same');
   });
 
   it('compares per team and per tag; without git-diff mode there is no diff', async () => {

@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
@@ -133,9 +133,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
-  const consume = (queue: 'scrape' | 'browser' | 'documents', concurrency: number) => {
-    const processor = new ScrapeProcessor(queue, deps);
-    const worker = new Worker(queue, (job, token) => processor.process(job, token), {
+  /** One BullMQ consumer of `queue`; a job whose worker stops renewing its lock is retried elsewhere. */
+  const consumeQueue = (queue: string, handler: (job: Job, token?: string) => Promise<unknown>, concurrency: number) => {
+    const worker = new Worker(queue, handler, {
       connection: bullConnection,
       prefix: keys.bullPrefix(),
       concurrency,
@@ -146,6 +146,10 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
     workers.push(worker);
   };
+  const consume = (queue: 'scrape' | 'browser' | 'documents', concurrency: number) => {
+    const processor = new ScrapeProcessor(queue, deps);
+    consumeQueue(queue, (job, token) => processor.process(job, token), concurrency);
+  };
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
@@ -155,16 +159,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
     });
-    const worker = new Worker('crawl', (job) => crawlProcessor.process(job), {
-      connection: bullConnection,
-      prefix: keys.bullPrefix(),
-      concurrency: config.TRAWL_CRAWL_CONCURRENCY,
-      lockDuration: config.TRAWL_JOB_LOCK_MS,
-      stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
-      maxStalledCount: 2,
-    });
-    worker.on('error', (err) => logger.error({ err, queue: 'crawl' }, 'bullmq worker error'));
-    workers.push(worker);
+    consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
   }
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     const monitors = new MonitorStore(redis, keys);
@@ -175,16 +170,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       }),
       finisher: new MonitorCheckFinisher({ monitors, crawls: crawlStore, webhooks, logger }),
     });
-    const worker = new Worker('monitor', (job) => monitorProcessor.process(job), {
-      connection: bullConnection,
-      prefix: keys.bullPrefix(),
-      concurrency: config.TRAWL_MONITOR_CONCURRENCY,
-      lockDuration: config.TRAWL_JOB_LOCK_MS,
-      stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
-      maxStalledCount: 2,
-    });
-    worker.on('error', (err) => logger.error({ err, queue: 'monitor' }, 'bullmq worker error'));
-    workers.push(worker);
+    consumeQueue('monitor', (job) => monitorProcessor.process(job), config.TRAWL_MONITOR_CONCURRENCY);
   }
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);

@@ -54,7 +54,7 @@ export function createWorkerMetrics(registry: Registry) {
     }),
     cacheLookups: new Counter({
       name: 'trawl_cache_lookups_total',
-      help: 'Page cache lookups by mode (fresh: maxAge; lockdown; minAge) and outcome (hit, miss, stale: present but too old or unusable)',
+      help: 'Page cache lookups by mode (fresh: maxAge; lockdown; minAge) and outcome (hit, miss, stale: present but too old or unusable, failed: cache Redis error)',
       labelNames: ['mode', 'outcome'] as const,
       registers: [registry],
     }),

@@ -141,7 +141,9 @@ export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
   })
   .transform((body) => {
     const finalized = finalizeScrapeOptions(body);
-    return { ...finalized, storeInCache: body.zeroDataRetention ? false : finalized.storeInCache };
+    // Lockdown runs in zero-data-retention mode, as for a single scrape (no URL logged, short retention).
+    const zeroDataRetention = body.zeroDataRetention || body.lockdown;
+    return { ...finalized, zeroDataRetention, storeInCache: zeroDataRetention ? false : finalized.storeInCache };
   })
   .meta({ id: 'BatchScrapeRequest' });
 

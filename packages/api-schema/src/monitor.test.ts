@@ -118,14 +118,14 @@ describe('monitorConfigSchema', () => {
 });
 
 describe('monitorScrapeOptions', () => {
-  it('adds markdown and git-diff change tracking tagged with the monitor', () => {
-    expect(monitorScrapeOptions({ formats: [{ type: 'links' }] }, 'm1').formats).toEqual([
-      { type: 'markdown' }, { type: 'links' }, { type: 'changeTracking', modes: ['git-diff'], tag: 'monitor:m1' },
+  it('adds markdown and git-diff change tracking tagged with the monitor and target', () => {
+    expect(monitorScrapeOptions({ formats: [{ type: 'links' }] }, 'm1', 't1').formats).toEqual([
+      { type: 'markdown' }, { type: 'links' }, { type: 'changeTracking', modes: ['git-diff'], tag: 'monitor:m1:t1' },
     ]);
   });
 
   it("keeps the caller's change tracking tag and modes", () => {
-    const out = monitorScrapeOptions({ formats: [{ type: 'markdown' }, { type: 'changeTracking', modes: ['json'], tag: 'prod' }] }, 'm1');
+    const out = monitorScrapeOptions({ formats: [{ type: 'markdown' }, { type: 'changeTracking', modes: ['json'], tag: 'prod' }] }, 'm1', 't1');
     expect(out.formats).toEqual([{ type: 'markdown' }, { type: 'changeTracking', modes: ['json', 'git-diff'], tag: 'prod' }]);
   });
 });

@@ -222,15 +222,16 @@ export type MonitorConfig = z.output<typeof monitorConfigSchema>;
 
 /**
  * The scrape options a check runs with: the target's, plus `markdown` (change tracking compares it)
- * and `changeTracking` in `git-diff` mode, tagged with the monitor unless the caller gave a tag (a tag
- * keeps one history per monitor: another scrape of the same URL does not reset the comparison).
+ * and `changeTracking` in `git-diff` mode, tagged `monitor:<monitorId>:<targetId>` unless the caller
+ * gave a tag (one history per target: another scrape of the same URL, or another target covering it,
+ * does not reset the comparison).
  */
-export function monitorScrapeOptions<T extends { formats: FormatObject[] }>(options: T, monitorId: string): T {
+export function monitorScrapeOptions<T extends { formats: FormatObject[] }>(options: T, monitorId: string, targetId: string): T {
   const given = findFormat(options.formats, 'changeTracking');
   const formats: FormatObject[] = options.formats.filter((f) => f.type !== 'changeTracking');
   if (!formats.some((f) => f.type === 'markdown')) formats.unshift({ type: 'markdown' });
   const modes = [...new Set([...(given?.modes ?? []), 'git-diff' as const])];
-  formats.push({ ...given, type: 'changeTracking', modes, tag: given?.tag ?? `monitor:${monitorId}` });
+  formats.push({ ...given, type: 'changeTracking', modes, tag: given?.tag ?? `monitor:${monitorId}:${targetId}` });
   return { ...options, formats };
 }
 

@@ -21,19 +21,31 @@ export interface PageSnapshot {
   gone: boolean;
 }
 
-// KEYS: snapshot hash, url index. ARGV: encoded snapshot, scrape id, url digest, url.
-// Makes the new snapshot current and returns the one to compare with: the current one, or, when the
-// current one is this very scrape (a retried job), the one before it, so a retry compares the same.
+// KEYS: snapshot hash, url index of the URL's host. ARGV: encoded snapshot, scrape id, url digest, url,
+// gone ('1' or '0'). Makes the new snapshot current and returns the one to compare with: the current
+// one, or, when the current one is this very scrape (a retried job), the one before it, so a retry
+// compares the same. The index (crawl memory) keeps pages that exist, and a page that just went away
+// until its removal has been seen once; a page gone twice, or never seen alive, leaves it.
 const RECORD_SCRIPT = `
-local base
+local base, baseGone
 if redis.call('HGET', KEYS[1], 'curId') == ARGV[2] then
   base = redis.call('HGET', KEYS[1], 'prev')
+  baseGone = redis.call('HGET', KEYS[1], 'prevGone')
 else
   base = redis.call('HGET', KEYS[1], 'cur')
-  if base then redis.call('HSET', KEYS[1], 'prev', base) else redis.call('HDEL', KEYS[1], 'prev') end
+  baseGone = redis.call('HGET', KEYS[1], 'curGone')
+  if base then
+    redis.call('HSET', KEYS[1], 'prev', base, 'prevGone', baseGone or '0')
+  else
+    redis.call('HDEL', KEYS[1], 'prev', 'prevGone')
+  end
 end
-redis.call('HSET', KEYS[1], 'cur', ARGV[1], 'curId', ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[1], 'cur', ARGV[1], 'curId', ARGV[2], 'curGone', ARGV[5])
+if ARGV[5] == '1' and (not base or baseGone == '1') then
+  redis.call('HDEL', KEYS[2], ARGV[3])
+else
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+end
 return base
 `;
 
@@ -48,8 +60,8 @@ function digest(s: string): string {
  * for retried scrapes) is kept, compressed.
  *
  * Keys (owner: this class):
- * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (encoded snapshots) |
- * | `<p>:{t:ID}:ct:<tag>:urls` | hash url digest -> URL: the URLs known under a tag (crawl memory) |
+ * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, curGone, prev, prevGone (encoded snapshots) |
+ * | `<p>:{t:ID}:ct:<tag>:urls:<host>` | hash url digest -> URL: a host's pages known under a tag (crawl memory) |
  * `<tag>` and `<url>` are digests of the tag and the URL's dedupe key.
  */
 export class ChangeStore {
@@ -68,7 +80,10 @@ export class ChangeStore {
     const encoded = await compress(Buffer.from(JSON.stringify(current), 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
     const urlHash = digest(urlKey);
     const fn = (this.redis as unknown as { trawlChangeRecordBuffer(...a: Array<string | Buffer>): Promise<Buffer | null> }).trawlChangeRecordBuffer;
-    const previous = await fn.call(this.redis, this.snapshotKey(teamId, tag, urlHash), this.indexKey(teamId, tag), encoded, current.scrapeId, urlHash, current.url);
+    const previous = await fn.call(
+      this.redis, this.snapshotKey(teamId, tag, urlHash), this.indexKey(teamId, tag, hostOf(current.url)),
+      encoded, current.scrapeId, urlHash, current.url, current.gone ? '1' : '0',
+    );
     return previous ? decodeSnapshot(previous) : null;
   }
 
@@ -78,12 +93,12 @@ export class ChangeStore {
     return value ? decodeSnapshot(value) : null;
   }
 
-  /** URLs known under a tag (scraped with change tracking before), at most `limit`. */
-  async knownUrls(teamId: string, tag: string, limit: number): Promise<string[]> {
+  /** URLs of `host` known under a tag (scraped with change tracking before, still there), at most `limit`. */
+  async knownUrls(teamId: string, tag: string, host: string, limit: number): Promise<string[]> {
     const out: string[] = [];
     let cursor = '0';
     do {
-      const [next, flat] = await this.redis.hscan(this.indexKey(teamId, tag), cursor, 'COUNT', 500);
+      const [next, flat] = await this.redis.hscan(this.indexKey(teamId, tag, host), cursor, 'COUNT', 500);
       for (let i = 1; i < flat.length && out.length < limit; i += 2) out.push(flat[i]!);
       cursor = next;
     } while (cursor !== '0' && out.length < limit);
@@ -94,8 +109,17 @@ export class ChangeStore {
     return this.keys.changeSnapshot(teamId, digest(tag), urlHash);
   }
 
-  private indexKey(teamId: string, tag: string): string {
-    return this.keys.changeIndex(teamId, digest(tag));
+  private indexKey(teamId: string, tag: string, host: string): string {
+    return this.keys.changeIndex(teamId, digest(tag), digest(host.toLowerCase()));
+  }
+}
+
+/** The host of a URL (`www.` kept: crawls start from one host); empty when unparsable. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
   }
 }
 

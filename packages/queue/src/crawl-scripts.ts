@@ -4,7 +4,8 @@
  *   KEYS[1] crawl hash      KEYS[2] seen set       KEYS[3] frontier zset   KEYS[4] items hash
  *   KEYS[5] inflight zset   KEYS[6] docs list      KEYS[7] errors list     KEYS[8] robots list
  *
- * Invariant: total = |frontier| + |inflight| + done. A crawl is complete the moment its seeding is
+ * Invariant: total = |frontier| + |inflight| + done, where hidden pages (change tracking's memory of
+ * earlier crawls) waiting in the frontier are not counted until they start. A crawl is complete the moment its seeding is
  * over (`kickoff` = 1) and both the frontier and the in-flight set are empty; every script that can
  * make that true checks it, so completion never waits for a sweep.
  */
@@ -58,20 +59,24 @@ for i = 3, #ARGV, 5 do
       redis.call('RPUSH', KEYS[8], url)
       blocked = blocked + 1
     end
-  elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
-    local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-    if flag == 'hidden' then
-      -- Known only from earlier crawls: after every page found organically, and marked so.
+  elseif flag == 'hidden' then
+    -- Known only from earlier crawls: after every page found organically, marked so, and not counted
+    -- in \`total\` until it starts (PUMP), so it never takes the room of a page found organically.
+    if redis.call('SADD', KEYS[2], key) == 1 then
+      local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
       redis.call('ZADD', KEYS[3], HIDDEN_BAND + seq, jobId)
       redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth, hidden = true}), 'h:' .. key, jobId)
-    else
-      redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
-      redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
+      accepted = accepted + 1
     end
+  elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
+    local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+    redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
+    redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
     total = total + 1
     accepted = accepted + 1
-  elseif flag == 'ok' then
-    -- Found organically after all: a hidden page still waiting becomes visible, in its BFS place.
+  elseif total < limit then
+    -- Seen already. A hidden page still waiting, found organically after all, becomes visible in its
+    -- breadth-first place and is counted now.
     local hidden = redis.call('HGET', KEYS[4], 'h:' .. key)
     if hidden then
       redis.call('HDEL', KEYS[4], 'h:' .. key)
@@ -79,6 +84,7 @@ for i = 3, #ARGV, 5 do
       if item and redis.call('ZSCORE', KEYS[3], hidden) then
         redis.call('HSET', KEYS[4], hidden, cjson.encode({url = cjson.decode(item).url, depth = depth}))
         redis.call('ZADD', KEYS[3], depth * 1e10 + redis.call('HINCRBY', KEYS[1], 'seq', 1), hidden)
+        total = total + 1
       end
     end
   end
@@ -131,12 +137,28 @@ else
   popped = redis.call('ZPOPMIN', KEYS[3], take)
 end
 local out = {'ok', 0}
+local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
 for i = 1, #popped, 2 do
   local id = popped[i]
-  redis.call('ZADD', KEYS[5], now, id)
-  out[#out + 1] = id
-  out[#out + 1] = redis.call('HGET', KEYS[4], id) or ''
+  local item = redis.call('HGET', KEYS[4], id) or ''
+  if tonumber(popped[i + 1]) >= HIDDEN_BAND then
+    -- A hidden page is counted when it starts, if the crawl's limit still has room; else it is dropped.
+    if total < limit then
+      total = total + 1
+      redis.call('HSET', KEYS[1], 'total', total)
+    else
+      redis.call('HDEL', KEYS[4], id)
+      item = nil
+    end
+  end
+  if item then
+    redis.call('ZADD', KEYS[5], now, id)
+    out[#out + 1] = id
+    out[#out + 1] = item
+  end
 end
+if #out == 2 and maybeComplete(now) == 1 then return {'completed', 0} end
 return out
 `;
 

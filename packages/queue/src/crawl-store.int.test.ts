@@ -50,6 +50,43 @@ describe('CrawlStore', () => {
     expect((await store.errors(c.id)).robotsBlocked).toEqual(['http://a.example/5']);
   });
 
+  it('starts hidden pages after the organic ones, within the room the limit leaves, and makes a linked one visible', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 3, maxConcurrency: 5 }));
+    const hidden = (n: number) => ({ ...cand(n, 0), hidden: true });
+    // Remembered pages first (kickoff), then organic links: the organic ones are never refused for them.
+    expect(await store.enqueue(c.id, [hidden(7), hidden(8), hidden(9)])).toEqual({ accepted: 3, robotsBlocked: 0 });
+    expect((await store.get(c.id))!.total).toBe(0);
+    await store.enqueue(c.id, [cand(1, 0), cand(2, 1), cand(8, 1)]); // 8 is linked after all: visible
+    expect((await store.get(c.id))!.total).toBe(3);
+    await store.kickoffDone(c.id);
+    const first = await store.pump(c.id);
+    expect(first.pages.map((p) => [p.url, p.hidden ?? false])).toEqual([
+      ['http://a.example/1', false], ['http://a.example/2', false], ['http://a.example/8', false],
+    ]);
+    const doc = { kind: 'doc' as const, document: {}, creditsUsed: 1 };
+    // No room left for 7 and 9: dropped when their turn comes, and the crawl completes.
+    for (const p of first.pages.slice(0, 2)) await store.pageDone(c.id, p.jobId, doc);
+    expect((await store.pump(c.id)).pages).toEqual([]);
+    await store.pageDone(c.id, first.pages[2]!.jobId, doc);
+    expect((await store.pump(c.id)).state).toBe('completed');
+    expect((await store.get(c.id))!).toMatchObject({ status: 'completed', total: 3, completed: 3 });
+  });
+
+  it('starts a hidden page only once no organic page is in flight', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 10, maxConcurrency: 5 }));
+    await store.enqueue(c.id, [cand(1, 0), { ...cand(5, 0), hidden: true }]);
+    await store.kickoffDone(c.id);
+    const first = await store.pump(c.id);
+    expect(first.pages.map((p) => p.url)).toEqual(['http://a.example/1']);
+    expect((await store.pump(c.id)).pages).toEqual([]);
+    await store.pageDone(c.id, first.pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1 });
+    const second = await store.pump(c.id);
+    expect(second.pages.map((p) => [p.url, p.hidden])).toEqual([['http://a.example/5', true]]);
+    expect((await store.get(c.id))!.total).toBe(2);
+  });
+
   it('pumps breadth first within maxConcurrency, records each page once, completes with the last one', async () => {
     const { store, keys } = setup();
     const c = await store.create(crawl({ limit: 10, maxConcurrency: 2 }));

@@ -110,6 +110,14 @@ describe('ChangeStore', () => {
     expect(await store.record('team', 'other-tag', 'a.example/p', snap('x', 'j4', 5))).toBeNull();
     expect(await store.record('other-team', 'default', 'a.example/p', snap('x', 'j5', 5))).toBeNull();
     expect((await store.latest('team', 'default', 'a.example/p'))?.markdown).toBe('three');
-    expect(await store.knownUrls('team', 'default', 10)).toEqual(['http://a.example/p']);
+    expect(await store.knownUrls('team', 'default', 'a.example', 10)).toEqual(['http://a.example/p']);
+    expect(await store.knownUrls('team', 'default', 'b.example', 10)).toEqual([]);
+    // Gone once: still known (its removal is checked again); gone twice: forgotten.
+    await store.record('team', 'default', 'a.example/p', { ...snap('', 'j6', 6), gone: true });
+    expect(await store.knownUrls('team', 'default', 'a.example', 10)).toHaveLength(1);
+    await store.record('team', 'default', 'a.example/p', { ...snap('', 'j7', 7), gone: true });
+    expect(await store.knownUrls('team', 'default', 'a.example', 10)).toEqual([]);
+    expect(await store.record('team', 'default', 'a.example/never', { ...snap('', 'j8', 8), url: 'http://a.example/never', gone: true })).toBeNull();
+    expect(await store.knownUrls('team', 'default', 'a.example', 10)).toEqual([]);
   });
 });

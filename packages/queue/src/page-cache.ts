@@ -81,12 +81,14 @@ const VERSION = 1;
 // KEYS: entry, lru, sizes, bytes. ARGV: value, member, size, now, maxBytes, ttlMs, entry key prefix, max evictions.
 // Replaces the entry, accounts its size, then drops least recently used entries until the bucket fits.
 const PUT_SCRIPT = `
-local old = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 if tonumber(ARGV[6]) > 0 then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
 else
   redis.call('SET', KEYS[1], ARGV[1])
 end
+-- Unbounded here (the cache Redis evicts by itself): no accounting to keep.
+if tonumber(ARGV[5]) == 0 then return 0 end
+local old = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 local total = redis.call('INCRBY', KEYS[4], tonumber(ARGV[3]) - old)
@@ -105,32 +107,34 @@ end
 return evicted
 `;
 
+// Forgets an entry's accounting (its size, its place in the LRU index). KEYS: as below; `member`: its key.
+const FORGET = `
+local function forget(member)
+  local size = redis.call('HGET', KEYS[3], member)
+  if size then
+    redis.call('HDEL', KEYS[3], member)
+    redis.call('ZREM', KEYS[2], member)
+    redis.call('DECRBY', KEYS[4], tonumber(size))
+  end
+end
+`;
+
 // KEYS: entry, lru, sizes, bytes. ARGV: member, now. The entry, touched as recently used; an entry
 // that expired or was evicted by Redis itself has its accounting dropped.
-const GET_SCRIPT = `
+const GET_SCRIPT = `${FORGET}
 local value = redis.call('GET', KEYS[1])
 if value then
   redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
   return value
 end
-local size = redis.call('HGET', KEYS[3], ARGV[1])
-if size then
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('DECRBY', KEYS[4], tonumber(size))
-end
+forget(ARGV[1])
 return false
 `;
 
 // KEYS: entry, lru, sizes, bytes. ARGV: member.
-const DELETE_SCRIPT = `
+const DELETE_SCRIPT = `${FORGET}
 redis.call('DEL', KEYS[1])
-local size = redis.call('HGET', KEYS[3], ARGV[1])
-if size then
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('DECRBY', KEYS[4], tonumber(size))
-end
+forget(ARGV[1])
 return 1
 `;
 

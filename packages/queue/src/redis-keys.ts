@@ -36,7 +36,7 @@
  * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
  * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
  * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (compressed page snapshots), no expiry | ChangeStore |
- * | `<p>:{t:ID}:ct:<tag>:urls` | hash url digest -> URL known under the tag, no expiry | ChangeStore |
+ * | `<p>:{t:ID}:ct:<tag>:urls:<host>` | hash url digest -> URL of the host known under the tag, no expiry | ChangeStore |
  * | `<cp>:cache:{cN}:*` | the page cache (may live in its own Redis, `CACHE_REDIS_URL`) | PageCache (see there) |
  * | `<p>:{m:ID}:monitor` | hash: teamId, config JSON, status, currentCheckId, currentCheckAt, lastRunAt, lastCheckSummary, createdAt, updatedAt | MonitorStore |
  * | `<p>:{m:ID}:checks` | zset checkId -> created time (ms) | MonitorStore (pruned past the monitor's retentionDays) |
@@ -114,8 +114,8 @@ export class RedisKeys {
   changeSnapshot(teamId: string, tagHash: string, urlHash: string): string {
     return `${this.prefix}:{t:${teamId}}:ct:${tagHash}:${urlHash}`;
   }
-  changeIndex(teamId: string, tagHash: string): string {
-    return `${this.prefix}:{t:${teamId}}:ct:${tagHash}:urls`;
+  changeIndex(teamId: string, tagHash: string, hostHash: string): string {
+    return `${this.prefix}:{t:${teamId}}:ct:${tagHash}:urls:${hostHash}`;
   }
   hostRate(host: string): string {
     return `${this.prefix}:host:${host}`;

@@ -166,7 +166,7 @@ export class MonitorService {
     if (target.type === 'crawl' && target.crawlOptions.prompt !== undefined) {
       throw unsupported(`${path}.crawlOptions.prompt`, 'llm', `The option ${path}.crawlOptions.prompt needs the LLM layer, which is not available on this server yet`);
     }
-    const effective = monitorScrapeOptions(target.scrapeOptions, 'check');
+    const effective = monitorScrapeOptions(target.scrapeOptions, 'check', 'target');
     for (const req of requiredCapabilities(effective)) {
       if (this.deps.capabilities.has(req.capability)) continue;
       const option = givenOption(target.scrapeOptions.formats, effective.formats, req.option);

@@ -29,7 +29,7 @@ describe('cacheKeyOf', () => {
     expect(base).toMatch(/^[0-9a-f]{64}$/);
     expect(cacheKeyOf(scrapeRequestSchema.parse({ url: 'https://example.com/a/b?x=1' }))).toBe(base);
     expect(cacheKeyOf(req({ onlyMainContent: false, includeTags: ['p'], formats: ['html'] }))).toBe(base);
-    for (const other of [{ mobile: true }, { location: { country: 'DE' } }, { location: { country: 'US', languages: ['de'] } }, { waitFor: 100 }, { blockAds: false }]) {
+    for (const other of [{ mobile: true }, { location: { country: 'DE' } }, { location: { country: 'US', languages: ['de'] } }, { waitFor: 100 }, { blockAds: false }, { skipTlsVerification: false }]) {
       expect(cacheKeyOf(req(other))).not.toBe(base);
     }
     expect(cacheKeyOf(scrapeRequestSchema.parse({ url: 'https://example.com/a/b?x=2' }))).not.toBe(base);

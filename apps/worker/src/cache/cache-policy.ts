@@ -28,7 +28,7 @@ export function cacheReadOf(request: ScrapeRequest): CacheRead {
 
 /**
  * The cache key of a request: a digest of the canonical URL and the options that change what the
- * target sends or renders (device, location and languages, wait, ad blocking). Options applied after
+ * target sends or renders (device, location and languages, wait, ad blocking, TLS checks). Options applied after
  * the fetch (onlyMainContent, tags, formats) are not in it: every hit derives them again from the
  * stored page. `teamId` scopes the key to a team when the cache is not shared. Null for a URL that
  * has no canonical form.
@@ -39,6 +39,8 @@ export function cacheKeyOf(request: ScrapeRequest, teamId?: string): string | nu
   const parts = [
     'v1', url, request.mobile ? 'mobile' : 'desktop', request.location?.country ?? 'US',
     (request.location?.languages ?? []).join(','), String(request.waitFor), request.blockAds ? 'ads-blocked' : 'ads',
+    // A copy fetched without certificate checks is never served to a request that wants them.
+    request.skipTlsVerification ? 'tls-unchecked' : 'tls-checked',
     teamId ?? '',
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');

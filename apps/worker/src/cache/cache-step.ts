@@ -50,7 +50,16 @@ export class CacheStep {
     if (read.mode === 'off') return undefined;
     const label = read.mode === 'only' ? read.reason : 'fresh';
     const key = this.keyOf(job, request);
-    const entry = this.deps.cache && key ? await this.deps.cache.get(key) : null;
+    let entry: CachedPage | null = null;
+    try {
+      entry = this.deps.cache && key ? await this.deps.cache.get(key) : null;
+    } catch (err) {
+      // A cache Redis that is down costs a fetch, not the scrape; cache-only modes fail without a fetch.
+      this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'failed' });
+      log.warn({ err }, 'page cache read failed');
+      if (read.mode === 'fresh') return undefined;
+      throw new TrawlError('SCRAPE_FAILED', 'The page cache could not be read; the target was not contacted', { retryable: true });
+    }
     const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
     if (entry && unusable === null) {
       this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'hit' });

@@ -79,7 +79,8 @@ export interface CrawlPagesDeps {
 /** A finished page of a crawl or batch, as the scrape processor hands it over. */
 export type CrawlPageResult =
   | { ok: true; document: Record<string, unknown>; links: string[]; finalUrl: string; creditsUsed: number }
-  | { ok: false; error: ErrorData };
+  /** `creditsUsed`: a failure that is billed all the same (a lockdown miss). */
+  | { ok: false; error: ErrorData; creditsUsed?: number };
 
 /**
  * The crawl side of a page job: whether it should still run, link discovery into the frontier,
@@ -137,7 +138,10 @@ export class CrawlPages {
     }
     const done = await store.pageDone(crawl.id, job.jobId, result.ok
       ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
-      : { kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message } });
+      : {
+        kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message },
+        ...(result.creditsUsed ? { creditsUsed: result.creditsUsed } : {}),
+      });
     if (done.result === 'dup') return { billed: false };
     const outcome = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
     this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome });

@@ -108,7 +108,7 @@ export class CrawlProcessor {
     const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as { formats?: Array<{ type: string; tag?: string | null }> };
     const format = scrapeOptions.formats?.find((f) => f.type === 'changeTracking');
     if (!format) return;
-    const known = await this.deps.changes.knownUrls(crawl.teamId, format.tag ?? DEFAULT_CHANGE_TAG, Math.min(crawl.limit * 2, MAX_SITEMAP_URLS));
+    const known = await this.deps.changes.knownUrls(crawl.teamId, format.tag ?? DEFAULT_CHANGE_TAG, new URL(crawl.url).hostname, Math.min(crawl.limit * 2, MAX_SITEMAP_URLS));
     const candidates = toCandidates(ctx, known, 0).filter((c) => !c.robotsBlocked).map((c) => ({ ...c, hidden: true }));
     await this.deps.store.enqueue(crawl.id, candidates);
   }

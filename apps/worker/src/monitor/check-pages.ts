@@ -43,7 +43,9 @@ export function documentPage(doc: Record<string, unknown>, ctx: PageContext): Mo
     status: known ? (tracking.changeStatus as MonitorPageStatus) : 'error',
     currentScrapeId: str(metadata.scrapeId) ?? null,
     statusCode: typeof metadata.statusCode === 'number' ? metadata.statusCode : null,
-    error: known ? null : 'The page has no change tracking result',
+    error: known ? null : typeof metadata.statusCode === 'number' && metadata.statusCode >= 300
+      ? `The page answered HTTP ${metadata.statusCode}; it was not compared`
+      : 'The page has no change tracking result',
     ...(Object.keys(facts).length > 0 ? { metadata: facts } : {}),
     diff: known && diff !== undefined ? { text: diff } : null,
     createdAt: ctx.now,

@@ -4,7 +4,7 @@ import { urlKey } from '@trawl/crawl';
 import type { ChangeStore, PageSnapshot, ScrapeJob } from '@trawl/queue';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
-/** `Document.changeTracking`. */
+/** `Document.changeTracking` (null for a page whose status cannot be compared, e.g. a 503). */
 export interface ChangeTrackingResult {
   changeStatus: 'new' | 'same' | 'changed' | 'removed';
   visibility: 'visible' | 'hidden';
@@ -15,11 +15,22 @@ export interface ChangeTrackingResult {
 /** Tag of a `changeTracking` format without one. */
 export const DEFAULT_CHANGE_TAG = 'default';
 /** A diff that takes longer than this is given up (the page still reports `changed`), ms. */
-const DIFF_TIMEOUT_MS = 2000;
+const DIFF_TIMEOUT_MS = 1000;
+/** Versions longer than this are not diffed (the diff would be as big as the page), characters. */
+const MAX_DIFF_INPUT = 1_000_000;
+/** Longest diff returned; a longer one is cut at a line end and marked, characters. */
+export const MAX_DIFF_CHARS = 256 * 1024;
 
-/** Markdown as compared: trailing spaces and runs of blank lines do not make a change. */
+/** Markdown as compared: trailing spaces and runs of blank lines do not make a change. Linear time. */
 export function normalizeForComparison(markdown: string): string {
-  return markdown.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  const out: string[] = [];
+  let blank = 0;
+  for (const line of markdown.split('\n')) {
+    const trimmed = line.trimEnd();
+    blank = trimmed === '' ? blank + 1 : 0;
+    if (blank < 2) out.push(trimmed);
+  }
+  return out.join('\n').trim();
 }
 
 /** A page is gone when it answers 404 or 410. */
@@ -35,12 +46,36 @@ export function changeStatusOf(previous: PageSnapshot | null, current: { markdow
   return previous.markdown === current.markdown ? 'same' : 'changed';
 }
 
-/** Unified diff of two markdown versions (`git-diff` mode); null when it took too long. */
+/** A unified diff that replaces every line: one hunk, all old lines removed, all new lines added. */
+function replacementPatch(previous: string, current: string): string {
+  const before = previous ? previous.split('\n') : [];
+  const after = current ? current.split('\n') : [];
+  const range = (n: number) => (n === 0 ? '0,0' : `1,${n}`);
+  return [
+    '===================================================================', '--- previous', '+++ current',
+    `@@ -${range(before.length)} +${range(after.length)} @@`, ...before.map((l) => `-${l}`), ...after.map((l) => `+${l}`), '',
+  ].join('\n');
+}
+
+/**
+ * Unified diff of two markdown versions (`git-diff` mode), at most {@link MAX_DIFF_CHARS} (cut at a
+ * line end and marked); null when a version is too big to diff.
+ */
 export function markdownDiff(previous: string, current: string): string | null {
+  if (previous.length > MAX_DIFF_INPUT || current.length > MAX_DIFF_INPUT) return null;
   const patch = createTwoFilesPatch('previous', 'current', previous ? `${previous}\n` : '', current ? `${current}\n` : '', undefined, undefined, {
     context: 3, timeout: DIFF_TIMEOUT_MS,
   });
-  return patch ?? null;
+  // Too many edits to diff in time (a page rewritten): the whole old version out, the new one in.
+  const text = patch ?? replacementPatch(previous, current);
+  if (text.length <= MAX_DIFF_CHARS) return text;
+  const cut = text.lastIndexOf('\n', MAX_DIFF_CHARS);
+  return `${text.slice(0, cut > 0 ? cut : MAX_DIFF_CHARS)}\n\\ diff truncated at ${MAX_DIFF_CHARS} characters\n`;
+}
+
+/** Whether a page's status can be compared: a real page (2xx) or a gone one (404/410). */
+export function isComparable(statusCode: number): boolean {
+  return (statusCode >= 200 && statusCode < 300) || isGone(statusCode);
 }
 
 /**
@@ -69,7 +104,14 @@ export class ChangeTracker {
     const format = request.formats.find((f) => f.type === 'changeTracking');
     if (format?.type !== 'changeTracking') return;
     const metadata = (document.metadata ?? {}) as { statusCode?: number };
-    const gone = isGone(metadata.statusCode ?? 200);
+    const statusCode = metadata.statusCode ?? 200;
+    if (!isComparable(statusCode)) {
+      // A 5xx, a 429, a bot wall: not a version of the page. The stored one stays the baseline.
+      document.changeTracking = null;
+      if (!request.formats.some((f) => f.type === 'markdown')) delete document.markdown;
+      return;
+    }
+    const gone = isGone(statusCode);
     const markdown = gone ? '' : normalizeForComparison(typeof document.markdown === 'string' ? document.markdown : '');
     const key = urlKey(request.url, { ignoreQueryParameters: false, deduplicateSimilarURLs: true }) ?? request.url;
     const previous = await this.store.record(job.teamId, format.tag ?? DEFAULT_CHANGE_TAG, key, {

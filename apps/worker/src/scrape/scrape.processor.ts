@@ -161,8 +161,6 @@ export class ScrapeProcessor {
       if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
-      // Lockdown bills its miss too (1 credit), though no document results.
-      if (te.code === 'SCRAPE_LOCKDOWN_CACHE_MISS') await this.deps.credits.charge(job.teamId, scrapeCredits({ lockdown: { hit: false } }));
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (te.retryable && attemptsLeft > 0 && job.deadline - this.now() > 1000) {
         log.info({ code: te.code }, 'scrape attempt failed, retrying');
@@ -361,13 +359,16 @@ export class ScrapeProcessor {
       // tracked page that is now gone is a document saying `removed`.
       outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
     }
-    const credits = outcome.ok ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0) : 0;
+    // Lockdown bills its miss too (1 credit), though no document results: charged with the outcome, once.
+    const credits = outcome.ok
+      ? Number((outcome.document.metadata as { creditsUsed?: number } | undefined)?.creditsUsed ?? 0)
+      : outcome.error.code === 'SCRAPE_LOCKDOWN_CACHE_MISS' ? scrapeCredits({ lockdown: { hit: false } }) : 0;
     if (job.crawl) {
       const request = job.request as { url: string; formats?: { type: string }[] };
       if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
       const { billed } = await this.deps.crawlPages.record(job, request.url, outcome.ok
         ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
-        : { ok: false, error: outcome.error }, log);
+        : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
       if (billed && credits > 0) await this.deps.credits.charge(job.teamId, credits);
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return;
