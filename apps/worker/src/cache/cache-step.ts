@@ -50,7 +50,7 @@ export class CacheStep {
     if (read.mode === 'off') return undefined;
     const label = read.mode === 'only' ? read.reason : 'fresh';
     const key = this.keyOf(job, request);
-    let entry: CachedPage | null = null;
+    let entry: CachedPage | null;
     try {
       entry = this.deps.cache && key ? await this.deps.cache.get(key) : null;
     } catch (err) {
