@@ -3,15 +3,10 @@
 // run. The ratio is the cost of the cluster. Pages: real articles from ../shared/corpora/readability,
 // served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20]
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const REQUESTS = arg('requests', 200);
 const PAGES = arg('pages', 20);
 const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
@@ -20,11 +15,6 @@ if (!existsSync(CORPUS)) {
   process.exit(1);
 }
 
-const { RedisProcess } = await import(join(ROOT, 'packages/queue/dist/index.js'));
-const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/index.js'));
-const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
-const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
-const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
 const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
 const { request } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
 
@@ -37,24 +27,14 @@ const site = createServer((req, res) => {
 await new Promise((r) => site.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${site.address().port}`;
 
-const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
-const redis = await new RedisProcess({ dir, appendonly: false }).start();
-const env = {
-  REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
-  TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0',
-};
-const logger = createLogger({ role: 'bench', level: 'silent' });
-const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
-const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
-const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
-await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
+const cluster = await startBenchCluster();
 
 // maxAge 0: every request fetches (this measures the fetch path; cache.bench.mjs measures hits).
 const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'], maxAge: 0 });
 async function viaCluster(i) {
-  const res = await fetch(`${api.url}/v2/scrape`, {
+  const res = await fetch(`${cluster.url}/v2/scrape`, {
     method: 'POST', body: body(i),
-    headers: { authorization: `Bearer ${env.TRAWL_BOOTSTRAP_API_KEY}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${cluster.key}`, 'content-type': 'application/json' },
   });
   const json = await res.json();
   if (!json.success) throw new Error(JSON.stringify(json));
@@ -106,8 +86,5 @@ for (const r of rows) {
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: pages.length, rows }, null, 2));
 
-await api.close({ graceMs: 1000 });
-await worker.close({ graceMs: 1000 });
-await redis.stop();
-rmSync(dir, { recursive: true, force: true });
+await cluster.close();
 site.close();
