@@ -35,13 +35,15 @@ function ensurePnpm() {
 
 /**
  * System packages from apt: redis-server always; chromium for the browser worker role; tesseract-ocr
- * (with its English data) for OCR in the documents role.
+ * (with its English data) for OCR in the documents role; prometheus (its server and `promtool`) for the
+ * tests that check the alert rules and run a real Prometheus against a cluster.
  */
-function ensureSystemPackages({ chromium }) {
+function ensureSystemPackages({ chromium, prometheus }) {
   const missing = [];
   if (!has('redis-server')) missing.push('redis-server');
   if (chromium && !existsSync('/usr/bin/chromium') && !has('chromium')) missing.push('chromium');
   if (!has('tesseract')) missing.push('tesseract-ocr');
+  if (prometheus && !(has('promtool') && has('prometheus'))) missing.push('prometheus');
   if (missing.length === 0) return;
   const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -74,10 +76,10 @@ function build() {
 }
 
 /** Everything `npm start` / `npm test` / `npm run bench` need before they run. */
-export function bootstrap({ chromium = true } = {}) {
+export function bootstrap({ chromium = true, prometheus = false } = {}) {
   ensureNode();
   ensurePnpm();
-  ensureSystemPackages({ chromium });
+  ensureSystemPackages({ chromium, prometheus });
   ensureDependencies();
   build();
 }

@@ -2,7 +2,7 @@
 import { execSync } from 'node:child_process';
 import { bootstrap, ROOT } from './bootstrap.mjs';
 
-bootstrap();
+bootstrap({ prometheus: true });
 const steps = [
   ['lint', 'pnpm exec eslint . --max-warnings=0'],
   ['imports', 'node scripts/check-imports.mjs'],
