@@ -58,6 +58,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRAWL_TRUST_PROXY);
   app.use(requestId(deps.logger));
+  // While stopping, keep-alive clients are told to reconnect (to another replica) after this response.
+  app.use((_req, res, next) => {
+    if (deps.isShuttingDown()) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(httpMetrics(createHttpMetrics(deps.registry)));
   app.use(systemRoutes({
     redis: deps.redis,

@@ -33,6 +33,16 @@ export const apiConfigSchema = z.object({
   /** Grace a sync request waits past its timeout for the worker's own timeout answer, ms. Default 2000. */
   TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
   /**
+   * After SIGTERM: how long in-flight requests (sync scrapes waiting for their result) get, ms; those
+   * still waiting then answer 503 SERVER_SHUTTING_DOWN. Default 30000.
+   */
+  TRAWL_SHUTDOWN_GRACE_MS: envInt(30_000, { min: 0 }),
+  /**
+   * After SIGTERM, /health/ready answers 503 at once but the listener keeps accepting this long, so
+   * load balancers stop routing here first (Kubernetes: about 5000). Default 0.
+   */
+  TRAWL_SHUTDOWN_DELAY_MS: envInt(0, { min: 0 }),
+  /**
    * Browser workers are deployed: actions, screenshots, waitFor, mobile, location, profiles and the
    * enhanced proxy are accepted. When false those options get 400 UNSUPPORTED_OPTION. Default true.
    */

@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
-import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
+import { createMetricsRegistry, registerClusterMetrics, type Logger, type Registry } from '@trawl/observability';
 import {
   Admission,
+  ClusterStats,
   CrawlCoordinator,
   CrawlStore,
   CreditLedger,
@@ -33,8 +34,11 @@ export interface ApiHandle {
   /** `http://host:port` it listens on. */
   url: string;
   teams: TeamStore;
-  /** Readiness off, stop accepting, let in-flight requests finish (up to `graceMs`), close resources. */
-  close(opts?: { graceMs?: number }): Promise<void>;
+  /**
+   * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
+   * scrapes still waiting then answer 503); close resources.
+   */
+  close(opts?: { graceMs?: number; delayMs?: number }): Promise<void>;
 }
 
 /**
@@ -57,6 +61,7 @@ export async function startApi(
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const waiter = new ResultWaiter(subscriber, keys, results);
   await waiter.start();
+  registerClusterMetrics(registry, () => new ClusterStats(redis, keys).snapshot());
   const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP }), queues);
   if (config.TRAWL_BOOTSTRAP_API_KEY) {
     const team = await teams.ensureKey(config.TRAWL_BOOTSTRAP_API_KEY, 'default');
@@ -125,15 +130,25 @@ export async function startApi(
     server,
     url,
     teams,
-    async close({ graceMs = 10_000 } = {}) {
+    async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = 0 } = {}) {
+      // Readiness answers 503 from now on; the listener keeps serving while load balancers notice.
       shuttingDown = true;
+      logger.info({ graceMs, delayMs }, 'api stopping');
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       for (const client of wss.clients) client.close(1001);
       wss.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      // Past the grace period, callers still waiting get 503 (their jobs go on in the workers), then
+      // whatever connection is left is cut.
+      let cut: NodeJS.Timeout | undefined;
+      const timer = setTimeout(() => {
+        waiter.close();
+        cut = setTimeout(() => server.closeAllConnections(), 1000);
+      }, graceMs);
       await closed;
       clearTimeout(timer);
+      clearTimeout(cut);
       waiter.close();
       hub.close();
       if (sweeper) clearInterval(sweeper);

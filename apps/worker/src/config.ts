@@ -45,6 +45,11 @@ export const workerConfigSchema = z.object({
   TRAWL_USER_AGENT: envOptionalString(),
   /** A job whose worker stops renewing its lock for this long is retried elsewhere, ms. Default 10000. */
   TRAWL_JOB_LOCK_MS: envInt(10_000, { min: 1000 }),
+  /**
+   * After SIGTERM: how long in-flight jobs get to finish, ms. Jobs still running then are aborted and
+   * go back to their queue (no attempt spent). Default 30000.
+   */
+  TRAWL_SHUTDOWN_GRACE_MS: envInt(30_000, { min: 0 }),
   /** How often admitted jobs are reconciled with BullMQ (slot leak repair), ms. Default 5000. */
   TRAWL_REAPER_INTERVAL_MS: envInt(5_000, { min: 100 }),
   /** How long finished scrape results can be fetched again, seconds. Default 86400. */

@@ -1,9 +1,9 @@
-import { Worker, type Job } from 'bullmq';
-import { createMetricsRegistry, type Logger, type Registry } from '@trawl/observability';
+import { Worker } from 'bullmq';
+import { createMetricsRegistry, registerClusterMetrics, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  Admission, ChangeStore, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
+  Admission, ChangeStore, ClusterStats, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
   createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
@@ -21,12 +21,16 @@ import { MonitorProcessor } from './monitor/monitor.processor.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
 import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } from './document/document-parser.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
+import { countStalled, lifecycleHandler, type JobHandler } from './job-lifecycle.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
 import { ChangeTracker } from './scrape/change-tracking.js';
 import { CacheStep } from './cache/cache-step.js';
 import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
+
+/** After the grace period's abort, how long aborted jobs get to hand themselves back, ms. */
+const ABORT_SETTLE_MS = 5_000;
 
 /** A running worker process. */
 export interface WorkerHandle {
@@ -100,6 +104,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
     })
     : undefined;
+  registerClusterMetrics(registry, () => new ClusterStats(redis, keys).snapshot(cacheRedis));
   if (pageCache && cacheRedis !== redis && config.TRAWL_CACHE_MAX_BYTES === 0) {
     // Unbounded by us and unable to evict: a full cache Redis would refuse every write.
     void cacheRedis.config('GET', 'maxmemory-policy').then((reply) => {
@@ -134,8 +139,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
 
   const workers: Array<Pick<Worker, 'close'>> = [];
   /** One BullMQ consumer of `queue`; a job whose worker stops renewing its lock is retried elsewhere. */
-  const consumeQueue = (queue: string, handler: (job: Job, token?: string) => Promise<unknown>, concurrency: number) => {
-    const worker = new Worker(queue, handler, {
+  const consumeQueue = (queue: string, handler: JobHandler, concurrency: number) => {
+    const worker = new Worker(queue, lifecycleHandler(queue, handler, { metrics, shutdown: shutdown.signal }), {
       connection: bullConnection,
       prefix: keys.bullPrefix(),
       concurrency,
@@ -144,6 +149,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxStalledCount: 2,
     });
     worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
+    countStalled(worker, queue, metrics);
     workers.push(worker);
   };
   const consume = (queue: 'scrape' | 'browser' | 'documents', concurrency: number) => {
@@ -175,7 +181,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (browserRole) consume('browser', config.TRAWL_BROWSER_CONCURRENCY);
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
-    workers.push(startWebhookWorker(config, { connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal }));
+    workers.push(startWebhookWorker(config, {
+      connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal,
+      wrap: (handler) => lifecycleHandler('webhook', handler, { metrics, shutdown: shutdown.signal }),
+      onWorker: (worker) => countStalled(worker, 'webhook', metrics),
+    }));
   }
 
   // Reaper: any worker may run it; a Redis lock makes one pass run at a time cluster-wide.
@@ -202,14 +212,25 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
 
   return {
     metricsPort: metricsServer.port,
-    async close({ graceMs = 10_000 } = {}) {
+    async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS } = {}) {
       shuttingDown = true;
+      metrics.shuttingDown.set(1);
+      logger.info({ graceMs }, 'worker stopping: no new jobs, waiting for in-flight jobs');
       clearInterval(reaper);
       clearInterval(watchdog);
-      const drained = Promise.all(workers.map((w) => w.close()));
-      const timer = setTimeout(() => shutdown.abort(new Error('shutdown')), graceMs);
-      await drained;
-      clearTimeout(timer);
+      const drained = Promise.all(workers.map((w) => w.close())).then(() => true);
+      // At the end of the grace period running jobs are aborted: they go back to their queue.
+      const abort = setTimeout(() => shutdown.abort(new Error('shutdown')), graceMs);
+      // A job that ignores the abort (stuck in native code) is left to expire its lock: stalled
+      // detection puts it back once this process is gone.
+      let giveUp: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        giveUp = setTimeout(() => resolve(false), graceMs + ABORT_SETTLE_MS);
+      });
+      const clean = await Promise.race([drained, late]);
+      clearTimeout(abort);
+      clearTimeout(giveUp);
+      if (!clean) logger.warn('jobs still running after the grace period: they are retried once their locks expire');
       await converter.close();
       await documents?.close();
       await browser?.close();

@@ -10,6 +10,36 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [registry],
     }),
+    queueWait: new Histogram({
+      name: 'trawl_job_queue_wait_seconds',
+      help: 'Time from a job being ready (added, or due when delayed) to a worker taking it, first attempts only',
+      labelNames: ['queue'] as const,
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    jobsInFlight: new Gauge({
+      name: 'trawl_jobs_in_flight',
+      help: 'Jobs running in this process, by queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+    }),
+    jobsStalled: new Counter({
+      name: 'trawl_jobs_stalled_total',
+      help: 'Jobs found stalled by this process (their worker stopped renewing its lock: killed or blocked) and put back in their queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+    }),
+    jobsReturned: new Counter({
+      name: 'trawl_jobs_returned_total',
+      help: 'Jobs this process put back in their queue unfinished because it was shutting down',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+    }),
+    shuttingDown: new Gauge({
+      name: 'trawl_worker_shutting_down',
+      help: '1 once this worker has been asked to stop (SIGTERM): it takes no new jobs',
+      registers: [registry],
+    }),
     admissionWait: new Histogram({
       name: 'trawl_admission_wait_seconds',
       help: 'Time jobs waited for a team concurrency slot (limited jobs only)',

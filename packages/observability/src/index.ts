@@ -1,3 +1,4 @@
 export { createLogger, REDACT_PATHS, type Logger, type CreateLoggerOptions } from './logger.js';
 export { createMetricsRegistry, createHttpMetrics, Registry, Histogram, Counter, Gauge, type HttpMetrics } from './metrics.js';
 export { stopOnSignals } from './stop-on-signals.js';
+export { registerClusterMetrics, type ClusterSnapshot } from './cluster-metrics.js';

@@ -15,6 +15,7 @@ interface Waiter {
 export class ResultWaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private started = false;
+  private isClosed = false;
 
   constructor(
     private readonly subscriber: Redis,
@@ -92,8 +93,14 @@ export class ResultWaiter {
     }
   }
 
+  /** True once `close` ran: a null outcome then means the process is stopping, not a timeout. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
   /** Resolves every waiter with null (shutdown). */
   close(): void {
+    this.isClosed = true;
     for (const [jobId, set] of this.waiters) {
       this.waiters.delete(jobId);
       for (const w of set) {

@@ -36,6 +36,11 @@ export function errorHandler(): ErrorRequestHandler {
     const status = ERROR_STATUS[te.code];
     if (status >= 500 && !errorId) log.warn({ code: te.code, details: te.details }, 'request failed');
     if (res.headersSent) return;
+    // Every "try again later" says when: the limiter's own figure, else one second.
+    if ((status === 429 || status === 503) && !res.hasHeader('Retry-After')) {
+      const after = te.details?.retryAfterSec;
+      res.setHeader('Retry-After', String(typeof after === 'number' && after > 0 ? Math.ceil(after) : 1));
+    }
     res.status(status).json({
       success: false,
       error: te.message,

@@ -116,6 +116,12 @@ export class ScrapeService {
       // A withdrawn job never reports: free its waiter now rather than at timeout + grace.
       this.deps.waiter.cancel(jobId);
     }
+    if (!result && this.deps.waiter.closed) {
+      // The gateway is stopping past its grace period; the job itself still finishes in a worker.
+      throw new TrawlError('SERVICE_UNAVAILABLE', 'The server is shutting down; the scrape goes on and its result can be fetched with GET /v2/scrape/:id', {
+        retryable: true, details: { reason: 'shutting-down', jobId },
+      });
+    }
     if (!result) {
       throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
         details: { timeoutMs: request.timeout },

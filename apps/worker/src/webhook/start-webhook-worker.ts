@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger, Registry } from '@trawl/observability';
 import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
@@ -28,6 +28,10 @@ export interface StartWebhookWorkerOptions {
   registry: Registry;
   /** Aborted when the process shuts down: in-flight deliveries stop and are retried later. */
   shutdown: AbortSignal;
+  /** Wraps the delivery handler (the process's job lifecycle: metrics, return to the queue on shutdown). */
+  wrap?: (handler: (job: Job, token?: string) => Promise<unknown>) => (job: Job, token?: string) => Promise<unknown>;
+  /** Called with the BullMQ worker once created (event listeners). */
+  onWorker?: (worker: Worker) => void;
   /** Replaces the target guard built from the config (tests map fake names with a resolver). */
   guard?: TargetGuard;
 }
@@ -56,7 +60,8 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
     logger: opts.logger,
     shutdown: opts.shutdown,
   });
-  const worker = new Worker('webhook', (job) => processor.process(job), {
+  const handler = (job: Job) => processor.process(job);
+  const worker = new Worker('webhook', opts.wrap ? opts.wrap(handler) : handler, {
     connection: opts.connection,
     prefix: opts.prefix,
     concurrency: config.TRAWL_WEBHOOK_CONCURRENCY,
@@ -72,6 +77,7 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
     },
   });
   worker.on('error', (err) => opts.logger.error({ err, queue: 'webhook' }, 'bullmq worker error'));
+  opts.onWorker?.(worker);
   return {
     async close() {
       await worker.close();
