@@ -3,27 +3,41 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 
-/** A worker as a real OS process running the built code (so it can be SIGKILLed). */
-export async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Port of the worker's /metrics and /health. */
+  metricsPort: number;
+  /** Everything the process printed so far (JSON log lines). */
+  output(): string;
+}
+
+/** A worker as a real OS process running the built code (so it can be signalled and killed). */
+export async function spawnWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'apps/worker/dist/main.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'info', TRAWL_WORKER_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('"worker started"')) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve();
-      }
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const metricsPort = await new Promise<number>((resolve, reject) => {
+    const onData = () => {
+      const line = out.split('\n').find((l) => l.includes('"worker started"'));
+      if (!line) return;
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      resolve(Number((JSON.parse(line) as { metricsPort: number }).metricsPort));
     };
+    const onExit = (code: number | null) => reject(new Error(`worker exited early (${code}): ${out.slice(-1000)}`));
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${out.slice(-1000)}`)));
+    child.once('exit', onExit);
   });
-  return child;
+  return { child, metricsPort, output: () => out };
+}
+
+/** A worker process (see spawnWorkerProcess). */
+export async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
+  return (await spawnWorkerProcess(env)).child;
 }
 
 export function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -33,4 +47,10 @@ export function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void>
     child.once('exit', () => resolve());
     child.kill(signal);
   });
+}
+
+/** Resolves with the exit code once the process ends (null when killed by a signal). */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }

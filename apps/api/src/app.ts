@@ -10,6 +10,7 @@ import { errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
     ...(config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {}),
   }));
   app.use('/admin', adminAuth(config.TRAWL_ADMIN_KEY, deps.teams));
+  if (config.TRAWL_QUEUE_UI) app.use(QUEUE_BOARD_PATH, queueBoard(deps.queues, { readOnly: config.TRAWL_QUEUE_UI_READ_ONLY }));
   app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
   const scrape = new ScrapeService({
     dispatcher: deps.dispatcher,

@@ -37,6 +37,10 @@ export const apiConfigSchema = z.object({
    * still waiting then answer 503 SERVER_SHUTTING_DOWN. Default 30000.
    */
   TRAWL_SHUTDOWN_GRACE_MS: envInt(30_000, { min: 0 }),
+  /** Bull Board (queue UI) at /admin/queues, behind the admin key. Default true. */
+  TRAWL_QUEUE_UI: envBoolean(true),
+  /** The queue UI only shows (no retry, promote, clean or remove). Default true. */
+  TRAWL_QUEUE_UI_READ_ONLY: envBoolean(true),
   /**
    * After SIGTERM, /health/ready answers 503 at once but the listener keeps accepting this long, so
    * load balancers stop routing here first (Kubernetes: about 5000). Default 0.

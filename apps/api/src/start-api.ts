@@ -138,7 +138,9 @@ export async function startApi(
       for (const client of wss.clients) client.close(1001);
       wss.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A keep-alive connection whose last response was sent after this point idles: close those too.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 200);
       // Past the grace period, callers still waiting get 503 (their jobs go on in the workers), then
       // whatever connection is left is cut.
       let cut: NodeJS.Timeout | undefined;
@@ -147,6 +149,7 @@ export async function startApi(
         cut = setTimeout(() => server.closeAllConnections(), 1000);
       }, graceMs);
       await closed;
+      clearInterval(idle);
       clearTimeout(timer);
       clearTimeout(cut);
       waiter.close();

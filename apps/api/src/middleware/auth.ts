@@ -9,6 +9,15 @@ function bearer(header: string | undefined): string | null {
   return m?.[1] ?? null;
 }
 
+/** The password of `Authorization: Basic` (the user name is ignored): how a browser sends the admin key. */
+function basicPassword(header: string | undefined): string | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : null;
+}
+
 /** `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise. */
 export function apiKeyAuth(teams: TeamStore): RequestHandler {
   return async (req, res, next) => {
@@ -30,14 +39,20 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
- * Admin routes: `Authorization: Bearer $TRAWL_ADMIN_KEY`. A valid API key is 403 (authenticated,
- * not allowed); anything else is 401. With no admin key configured the admin API is 403 for all.
+ * Admin routes: `Authorization: Bearer $TRAWL_ADMIN_KEY`, or Basic with the admin key as password
+ * (browsers, for the queue UI: its 401 asks for it). A valid API key is 403 (authenticated, not
+ * allowed); anything else is 401. With no admin key configured the admin API is 403 for all.
  */
 export function adminAuth(adminKey: string | undefined, teams: TeamStore): RequestHandler {
-  return async (req, _res, next) => {
-    const key = bearer(req.get('authorization'));
+  return async (req, res, next) => {
+    const header = req.get('authorization');
+    const key = bearer(header) ?? basicPassword(header);
+    if (req.path.startsWith('/queues')) res.setHeader('WWW-Authenticate', 'Basic realm="Trawl admin", charset="UTF-8"');
     if (!key) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: missing Authorization: Bearer <admin key> header');
-    if (adminKey && sameSecret(key, adminKey)) return next();
+    if (adminKey && sameSecret(key, adminKey)) {
+      res.removeHeader('WWW-Authenticate');
+      return next();
+    }
     if (!adminKey) throw new TrawlError('FORBIDDEN', 'The admin API is disabled: set TRAWL_ADMIN_KEY');
     if (await teams.resolveKey(key)) throw new TrawlError('FORBIDDEN', 'Forbidden: API keys cannot use the admin API');
     throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid admin key');
