@@ -93,7 +93,7 @@ describe('prometheus rules', () => {
       expect({ alert: a.alert, severity: a.labels.severity }).toEqual({ alert: a.alert, severity: expect.stringMatching(/^(critical|warning)$/) });
       expect(a.for).toMatch(/^\d+[smh]$/);
       expect(Object.keys(a.annotations).sort()).toEqual(['description', 'runbook', 'summary']);
-      const [file, section] = a.annotations.runbook.split('#');
+      const [file, section] = (a.annotations.runbook ?? '').split('#');
       expect(file).toBe('infra/prometheus/README.md');
       expect({ alert: a.alert, documented: anchors.has(section!) }).toEqual({ alert: a.alert, documented: true });
     }
