@@ -8,6 +8,8 @@ export interface ClusterSnapshot {
   redis: Record<string, { usedBytes: number; maxBytes: number } | null>;
 }
 
+const readers = new WeakMap<Registry, { read: () => Promise<ClusterSnapshot> }>();
+
 /**
  * Gauges of cluster-wide state, read once per scrape (concurrent collectors share one read, kept
  * `cacheMs`). Every process exports the same values: aggregate with `max by`, not `sum`. When the
@@ -15,6 +17,14 @@ export interface ClusterSnapshot {
  * `trawl_redis_up{redis="queue"}` is 0.
  */
 export function registerClusterMetrics(registry: Registry, read: () => Promise<ClusterSnapshot>, opts: { cacheMs?: number; timeoutMs?: number } = {}): void {
+  // One process running the API and a worker (embedded mode) registers twice: the last reader wins.
+  const existing = readers.get(registry);
+  if (existing) {
+    existing.read = read;
+    return;
+  }
+  const source = { read };
+  readers.set(registry, source);
   const cacheMs = opts.cacheMs ?? 1000;
   const timeoutMs = opts.timeoutMs ?? 2000;
   let last: { at: number; value: Promise<ClusterSnapshot | null> } | undefined;
@@ -25,7 +35,7 @@ export function registerClusterMetrics(registry: Registry, read: () => Promise<C
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), timeoutMs);
     });
-    const value = Promise.race([read().catch(() => null), timeout]).finally(() => clearTimeout(timer));
+    const value = Promise.race([source.read().catch(() => null), timeout]).finally(() => clearTimeout(timer));
     last = { at: now, value };
     return value;
   };

@@ -93,3 +93,13 @@ describe('ClusterStats', () => {
     expect(text).not.toMatch(/^trawl_queue_jobs\{/m);
   });
 });
+
+describe('registerClusterMetrics', () => {
+  it('registers once per registry; a second registration (API and worker in one process) replaces the reader', async () => {
+    const registry = createMetricsRegistry({ role: 'test', collectDefaults: false });
+    const snap = (active: number) => async () => ({ queues: [], slots: { active, backlogged: 0 }, redis: { queue: { usedBytes: 1, maxBytes: 0 } } });
+    registerClusterMetrics(registry, snap(1));
+    registerClusterMetrics(registry, snap(7), { cacheMs: 0 });
+    expect(await registry.metrics()).toContain('trawl_concurrency_slots{state="active",role="test"} 7');
+  });
+});
