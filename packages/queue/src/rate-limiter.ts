@@ -16,7 +16,7 @@ export interface RateDecision {
  * API processes never both take the last slot.
  * KEYS[1] current window counter, KEYS[2] previous window counter
  * ARGV[1] limit, ARGV[2] elapsed fraction of the current window (0..1), ARGV[3] window ms
- * Returns {allowed (1|0), estimated count after this request}
+ * Returns {allowed (1|0), estimated count after this request, previous count, current count}
  */
 const SLIDING_WINDOW_LUA = `
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -24,7 +24,7 @@ local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
 local limit = tonumber(ARGV[1])
 local estimate = prev * (1 - tonumber(ARGV[2])) + cur
 if estimate + 1 > limit then
-  return {0, math.floor(estimate)}
+  return {0, math.floor(estimate), prev, cur}
 end
 redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
@@ -49,7 +49,7 @@ export class RateLimiter {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     const elapsed = (now % this.windowMs) / this.windowMs;
-    const [allowed, count] = (await this.redis.eval(
+    const [allowed, count, prev, cur] = (await this.redis.eval(
       SLIDING_WINDOW_LUA,
       2,
       this.keys.rate(teamId, bucket, window),
@@ -57,13 +57,29 @@ export class RateLimiter {
       String(limitPerMinute),
       String(elapsed),
       String(this.windowMs),
-    )) as [number, number];
+    )) as [number, number, number, number];
     const ok = allowed === 1;
     return {
       allowed: ok,
       limit: limitPerMinute,
       remaining: Math.max(0, limitPerMinute - count),
-      retryAfterSec: ok ? 0 : Math.max(1, Math.ceil((this.windowMs - (now % this.windowMs)) / 1000)),
+      retryAfterSec: ok ? 0 : Math.max(1, Math.ceil(waitUntilAllowed(prev, cur, limitPerMinute, elapsed) * this.windowMs / 1000)),
     };
   }
+}
+
+/**
+ * How long (in windows) until the sliding estimate `prev * (1 - elapsed) + cur` leaves room for one
+ * more request, if nothing else arrives: later in this window as the previous one's weight fades, or
+ * in the next, where this window's count becomes the fading one.
+ */
+export function waitUntilAllowed(prev: number, cur: number, limit: number, elapsed: number): number {
+  const room = limit - 1 - cur;
+  if (room >= 0) {
+    if (prev <= 0) return 0;
+    return Math.max(0, 1 - room / prev - elapsed);
+  }
+  // This window alone is full: wait for the next one, then for this window's weight to fade enough.
+  const next = cur <= 0 ? 0 : Math.max(0, 1 - (limit - 1) / cur);
+  return 1 - elapsed + next;
 }
