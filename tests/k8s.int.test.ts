@@ -21,6 +21,7 @@ import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObj
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { type K8sObject, podTemplate, readYamlDocuments, referencedFiles, renderKustomization, splitImage } from './helpers/k8s-kustomize.js';
+import { sourceMetrics } from './helpers/prometheus-metrics.js';
 
 const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const K8S = join(ROOT, 'infra/k8s');
@@ -28,12 +29,11 @@ const OVERLAYS = ['small', 'large'];
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');
 
 // ---------------------------------------------------------------------------------------------------
-// The contract of issue 8 (metrics and shutdown settings), as the manifests rely on it.
+// What the manifests rely on.
 
-/** Metrics the autoscaling queries may use. */
-const CONTRACT_METRICS = new Set(['trawl_queue_jobs', 'trawl_queue_ready_jobs', 'trawl_queue_oldest_ready_seconds']);
-/** Settings of the contract; accepted even before the config schemas of this checkout have them. */
-const CONTRACT_SETTINGS = new Set(['TRAWL_SHUTDOWN_GRACE_MS', 'TRAWL_SHUTDOWN_DELAY_MS']);
+/** Gauges the autoscaling queries may use: the cluster-wide queue gauges the code exports. */
+const exported = sourceMetrics();
+const SCALING_METRICS = new Set(['trawl_queue_jobs', 'trawl_queue_ready_jobs', 'trawl_queue_oldest_ready_seconds'].filter((m) => exported.has(m)));
 /** Queues each worker role consumes, and the variable that sets how many of its jobs one pod runs. */
 const ROLE_QUEUES: Record<string, Record<string, string>> = {
   http: { scrape: 'TRAWL_WORKER_CONCURRENCY', crawl: 'TRAWL_CRAWL_CONCURRENCY', webhook: 'TRAWL_WEBHOOK_CONCURRENCY', monitor: 'TRAWL_MONITOR_CONCURRENCY' },
@@ -54,8 +54,8 @@ const configText = [
   'apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/config/src/cache-env.ts',
   'packages/config/src/webhook-env.ts', 'packages/blob-store/src/blob-store-env.ts',
 ].map(read).join('\n');
-/** A variable the code reads: a key of one of the zod config schemas (or a contract setting). */
-const codeReads = (name: string) => CONTRACT_SETTINGS.has(name) || new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);
+/** A variable the code reads: a key of one of the zod config schemas. */
+const codeReads = (name: string) => new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);
 const dockerTargets = new Set([...read('infra/docker/Dockerfile').matchAll(/^FROM\s+\S+\s+AS\s+(\S+)/gim)].map((m) => m[1]!));
 
 // ---------------------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         expect(t.metadata.serverAddress).toMatch(/^https?:\/\/\S+$/);
         const query = t.metadata.query!;
         const metrics = [...query.matchAll(/\btrawl_[a-z_]+/g)].map((m) => m[0]);
-        for (const m of metrics) expect({ trigger: t.name, metric: m, inContract: CONTRACT_METRICS.has(m) }).toEqual({ trigger: t.name, metric: m, inContract: true });
+        for (const m of metrics) expect({ trigger: t.name, metric: m, exported: SCALING_METRICS.has(m) }).toEqual({ trigger: t.name, metric: m, exported: true });
         // Identical series come from every process: aggregate with max, never sum across instances.
         expect(query).not.toMatch(/\bsum\b|\bavg\b/);
         expect(query).toMatch(/max by \(queue\)/);
@@ -511,7 +511,12 @@ describe('Redis', () => {
     expect(Buffer.from(secret.REDIS_URL!, 'base64').toString()).toMatch(/^rediss?:\/\//);
     const egress = spec<{ egress: Array<{ to: Array<{ ipBlock?: { cidr: string } }>; ports?: Array<{ port: number }> }> }>(byName(objects, 'NetworkPolicy', 'trawl-workers')!).egress;
     expect(egress.some((r) => r.to.some((t) => t.ipBlock && !t.ipBlock.cidr.endsWith('/0')) && r.ports?.every((p) => p.port === 6379))).toBe(true);
-    expect(ofKind(objects, 'PodMonitor')).toHaveLength(1);
+    const monitors = ofKind(objects, 'PodMonitor');
+    expect(monitors).toHaveLength(1);
+    // Its job names are the alert rules' (the same as the example prometheus.yml's scrape jobs).
+    const jobLabel = spec<{ jobLabel: string }>(monitors[0]!).jobLabel;
+    const jobs = new Set(ofKind(objects, 'Deployment').map((d) => podTemplate(d)?.metadata?.labels?.[jobLabel]));
+    expect([...jobs].sort()).toEqual(['trawl-api', 'trawl-worker']);
   });
 
   it('large allows more replicas than small everywhere', () => {
