@@ -7,4 +7,4 @@ import { startApi } from './start-api.js';
 const config = loadConfig(apiConfigSchema, process.env);
 const logger = createLogger({ role: 'api', level: config.LOG_LEVEL });
 const api = await startApi(config, { logger });
-stopOnSignals(() => api.close({ graceMs: config.TRAWL_SHUTDOWN_GRACE_MS, delayMs: config.TRAWL_SHUTDOWN_DELAY_MS }), logger);
+stopOnSignals(() => api.close(), logger);

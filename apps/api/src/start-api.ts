@@ -36,7 +36,8 @@ export interface ApiHandle {
   teams: TeamStore;
   /**
    * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
-   * scrapes still waiting then answer 503); close resources.
+   * scrapes still waiting then answer 503); close resources. Defaults: TRAWL_SHUTDOWN_DELAY_MS and
+   * TRAWL_SHUTDOWN_GRACE_MS.
    */
   close(opts?: { graceMs?: number; delayMs?: number }): Promise<void>;
 }
@@ -130,7 +131,7 @@ export async function startApi(
     server,
     url,
     teams,
-    async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = 0 } = {}) {
+    async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = config.TRAWL_SHUTDOWN_DELAY_MS } = {}) {
       // Readiness answers 503 from now on; the listener keeps serving while load balancers notice.
       shuttingDown = true;
       logger.info({ graceMs, delayMs }, 'api stopping');

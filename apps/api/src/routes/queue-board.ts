@@ -18,7 +18,6 @@ export function queueBoard(queues: QueueSet, opts: { readOnly: boolean }): Route
   const adapters = queues.all().map((queue) => {
     const adapter = new BullMQAdapter(queue, { readOnlyMode: opts.readOnly, allowRetries: !opts.readOnly });
     adapter.setFormatter('data', (data: unknown) => redactZdr(data));
-    adapter.setFormatter('returnValue', (value: unknown) => value);
     return adapter;
   });
   createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'Trawl queues' } } });

@@ -4,6 +4,7 @@ import type { Logger, Registry } from '@trawl/observability';
 import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
 import { TargetGuard } from '@trawl/scrape-engine';
 import type { WorkerConfig } from '../config.js';
+import type { JobHandler } from '../job-lifecycle.js';
 import { WebhookProcessor, WebhookRetryError } from './webhook.processor.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
@@ -29,7 +30,7 @@ export interface StartWebhookWorkerOptions {
   /** Aborted when the process shuts down: in-flight deliveries stop and are retried later. */
   shutdown: AbortSignal;
   /** Wraps the delivery handler (the process's job lifecycle: metrics, return to the queue on shutdown). */
-  wrap?: (handler: (job: Job, token?: string) => Promise<unknown>) => (job: Job, token?: string) => Promise<unknown>;
+  wrap?: (handler: JobHandler) => JobHandler;
   /** Called with the BullMQ worker once created (event listeners). */
   onWorker?: (worker: Worker) => void;
   /** Replaces the target guard built from the config (tests map fake names with a resolver). */
