@@ -1,5 +1,5 @@
 // Dependency rules of STYLE.md, checked on the TypeScript sources (no dependencies needed):
-// - packages never import apps; api-schema and config are leaves (zod only); crawl is a leaf (node: only);
+// - packages never import apps; api-schema and config are leaves (zod only; re2js for user patterns); crawl is a leaf (node:, re2js);
 // - scrape-engine and html know nothing of queues (no bullmq/ioredis/@trawl/queue);
 // - production code never imports @trawl/testing; the API never imports browser engines;
 // - no import cycles between files.
@@ -25,8 +25,8 @@ const unitOf = (f) => relative(ROOT, f).split('/').slice(0, 2).join('/');
 
 const RULES = [
   { from: /^packages\//, forbid: /^@trawl\/(api|worker|cli)(\/|$)/, why: 'packages never import apps' },
-  { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|node:|\.)/, why: 'api-schema and config are leaves (zod only)' },
-  { from: /^packages\/crawl$/, forbid: /^(?!node:|\.)/, why: 'crawl is a leaf (pure functions, node: built-ins only)' },
+  { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|re2js$|node:|\.)/, why: 'api-schema and config are leaves (zod, and re2js for user patterns)' },
+  { from: /^packages\/crawl$/, forbid: /^(?!re2js$|node:|\.)/, why: 'crawl is a leaf (pure functions, node: built-ins and re2js only)' },
   { from: /^packages\/(scrape-engine|html)$/, forbid: /^(bullmq|ioredis|@trawl\/queue)$/, why: 'engines and the HTML pipeline know nothing of queues' },
   { from: /^apps\/api$/, forbid: /^(playwright|playwright-core|puppeteer|@trawl\/scrape-engine|@trawl\/html)/, why: 'the gateway runs no engine' },
 ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { documentSchema } from './document.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
 import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { pathPatternListSchema } from './path-pattern.js';
 import { webhookConfigSchema } from './webhook.js';
 
 /** Largest `limit` of a crawl. */
@@ -13,7 +14,6 @@ export const MAX_BATCH_URLS = 10_000;
 /** Longest crawl `delay`, seconds. */
 export const MAX_CRAWL_DELAY_SEC = 3_600;
 
-const regexList = z.array(z.string().min(1).max(2_048)).max(100);
 
 /** `sitemap` option of crawl and map: use it with link discovery, ignore it, or use only it. */
 export const sitemapModeSchema = z.enum(['include', 'skip', 'only']);
@@ -24,10 +24,10 @@ export const crawlRequestObjectSchema = z.strictObject({
     url: httpUrlSchema,
     /** Natural-language description of what to crawl (needs the LLM layer). */
     prompt: z.string().min(1).max(10_000).optional(),
-    /** Regular expressions; only URLs whose path (or full URL) matches one are scraped. */
-    includePaths: regexList.default([]),
-    /** Regular expressions; URLs whose path (or full URL) matches one are skipped. */
-    excludePaths: regexList.default([]),
+    /** Regular expressions (RE2 syntax); only URLs whose path (or full URL) matches one are scraped. */
+    includePaths: pathPatternListSchema.default([]),
+    /** Regular expressions (RE2 syntax); URLs whose path (or full URL) matches one are skipped. */
+    excludePaths: pathPatternListSchema.default([]),
     /** Match include/exclude patterns against the full URL instead of the path. Default false. */
     regexOnFullURL: z.boolean().default(false),
     /** Discovery hops from the seed (the seed and sitemap URLs are depth 0). */

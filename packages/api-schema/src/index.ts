@@ -1,5 +1,14 @@
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, type ErrorCode } from './error-codes.js';
 export { TrawlError, isErrorData, type ErrorData, type TrawlErrorOptions } from './trawl-error.js';
+export { redactUrl } from './redact-url.js';
+export {
+  checkPathPattern,
+  pathPatternListSchema,
+  MAX_PATH_PATTERN_LENGTH,
+  MAX_PATH_PATTERNS,
+  MAX_PATH_PATTERNS_PROGRAM_SIZE,
+  type PathPatternCheck,
+} from './path-pattern.js';
 export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
 export {
   FORMAT_NAMES,

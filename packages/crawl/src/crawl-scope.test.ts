@@ -206,7 +206,7 @@ describe('CrawlScope.check', () => {
       expect(err.field).toBe('excludePaths');
       expect(err.pattern).toBe('(unclosed');
       expect(err.message).toContain('excludePaths');
-      expect(err.cause).toBeInstanceOf(SyntaxError);
+      expect(err.cause).toBeInstanceOf(Error);
       expect(() => scope({ includePaths: ['[z-a]'] })).toThrow(InvalidCrawlPatternError);
     });
   });

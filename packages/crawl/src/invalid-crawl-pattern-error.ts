@@ -1,5 +1,5 @@
 /**
- * An `includePaths` or `excludePaths` entry is not a valid JavaScript regular expression. A caller error,
+ * An `includePaths` or `excludePaths` entry is not a valid RE2 regular expression. A caller error,
  * never retryable: the API turns it into a 400 naming the field and the pattern.
  */
 export class InvalidCrawlPatternError extends Error {

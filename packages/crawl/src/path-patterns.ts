@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { InvalidCrawlPatternError } from './invalid-crawl-pattern-error.js';
 
 /** Compiled `includePaths` or `excludePaths`: `matches` is true when any pattern matches any candidate. */
@@ -8,17 +9,21 @@ export interface PathPatterns {
 }
 
 /**
- * Compiles user patterns with `new RegExp(pattern)` (no flags: case-sensitive, as Firecrawl does). Empty
- * strings are skipped: an empty regex matches everything, which in `excludePaths` would silently exclude
- * the whole crawl (Firecrawl ignores them too).
+ * Compiles user patterns once per crawl with RE2 (re2js), no flags: case-sensitive (as Firecrawl does),
+ * unanchored. RE2 matches in linear time; a JavaScript `RegExp` backtracks, and `(a+)+$` against a
+ * long path of `a`s then blocked the worker's event loop for seconds per URL (health checks and
+ * SIGTERM unanswered). The gateway refuses what RE2 cannot compile (`checkPathPattern` in
+ * `@trawl/api-schema`: lookaround, backreferences, syntax errors). Empty strings are skipped: an empty
+ * regex matches everything, which in `excludePaths` would silently exclude the whole crawl (Firecrawl
+ * ignores them too).
  * @throws InvalidCrawlPatternError on the first pattern that does not compile.
  */
 export function compilePathPatterns(field: 'includePaths' | 'excludePaths', patterns: readonly string[]): PathPatterns {
-  const regexes: RegExp[] = [];
+  const regexes: RE2JS[] = [];
   for (const pattern of patterns) {
     if (pattern === '') continue;
     try {
-      regexes.push(new RegExp(pattern));
+      regexes.push(RE2JS.compile(pattern));
     } catch (err) {
       throw new InvalidCrawlPatternError(field, pattern, err);
     }

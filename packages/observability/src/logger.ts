@@ -1,3 +1,4 @@
+import { redactUrl } from '@trawl/api-schema';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -11,6 +12,10 @@ export interface CreateLoggerOptions {
   /** Where lines go; default stdout. Tests pass a stream to read lines back. */
   destination?: NodeJS.WritableStream;
 }
+
+/** Fields holding target URLs: logged with the password of their userinfo removed ({@link redactUrl}). */
+const URL_FIELDS = ['url', 'sourceURL', 'seedUrl', 'finalUrl', 'requestedUrl'];
+const URL_FIELD_SET = new Set(URL_FIELDS);
 
 /**
  * Paths never written to logs: credentials, cookies and page content. Jobs of zero-data-retention
@@ -33,14 +38,21 @@ export const REDACT_PATHS = [
   '*.markdown',
   '*.html',
   '*.rawHtml',
+  ...URL_FIELDS.flatMap((f) => [f, `*.${f}`]),
 ];
+
+/** `[redacted]`, except for URL fields, which keep everything but a password (a backstop: callers redact too). */
+function censor(value: unknown, path: string[]): unknown {
+  if (URL_FIELD_SET.has(path[path.length - 1] ?? '')) return typeof value === 'string' ? redactUrl(value) : value;
+  return '[redacted]';
+}
 
 /** The root logger: JSON lines, constant messages, data in camelCase fields. */
 export function createLogger(opts: CreateLoggerOptions): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? 'info',
     base: { role: opts.role, pid: process.pid },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   };

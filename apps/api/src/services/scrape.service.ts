@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   TrawlError,
+  redactUrl,
   needsBrowser,
   type Capability,
   type ScrapeRequest,
@@ -52,7 +53,7 @@ export class ScrapeService {
     assertCapabilities(request, this.deps.capabilities);
     await this.deps.credits.ensureAvailable(team.id, 1);
     const jobId = randomUUID();
-    const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: request.url });
+    const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
   }
 

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, mapRequestSchema } from '@trawl/api-schema';
+import { TrawlError, redactUrl, mapRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
@@ -57,7 +57,7 @@ export class CrawlProcessor {
     const { store, coordinator } = this.deps;
     const crawl = await store.get(crawlId);
     if (!crawl || crawl.status !== 'scraping') return;
-    const log = this.deps.logger.child({ crawlId, ...(crawl.zeroDataRetention ? { zdr: true } : { url: crawl.url }) });
+    const log = this.deps.logger.child({ crawlId, ...(crawl.zeroDataRetention ? { zdr: true } : { url: redactUrl(crawl.url) }) });
     if (crawl.kickoffDone || crawl.kind === 'batch') {
       // A batch is seeded by the API; here only when the API died before marking it (watchdog).
       if (!crawl.kickoffDone && (await store.kickoffDone(crawlId))) await coordinator.ended(crawlId);

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, redactUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { HtmlPipelineResult } from '@trawl/html';
 import type { FetchResult } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
@@ -89,8 +89,9 @@ export function buildDocument(request: ScrapeRequest, page: FetchResult, convert
   if (converted.warnings && converted.warnings.length > 0) doc.warning = converted.warnings.join('; ');
   const metadata: Record<string, unknown> = { ...(converted.metadata ?? {}) };
   Object.assign(metadata, {
-    sourceURL: request.url,
-    url: page.url,
+    // Credentials of the URL were sent as Basic auth; the Document shows the URL without the password.
+    sourceURL: redactUrl(request.url),
+    url: redactUrl(page.url),
     statusCode: page.statusCode,
     contentType: page.contentType,
     scrapeId: job.jobId,

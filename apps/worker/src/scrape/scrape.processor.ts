@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, redactUrl, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import {
@@ -119,7 +119,7 @@ export class ScrapeProcessor {
     const log = this.deps.logger.child({
       jobId: job.jobId, queue: this.queue, attempt: bullJob.attemptsMade + 1,
       ...(job.crawl ? { crawlId: job.crawl.id } : {}),
-      ...(job.zeroDataRetention ? { zdr: true } : { url: request.url }),
+      ...(job.zeroDataRetention ? { zdr: true } : { url: redactUrl(request.url) }),
     });
     const finished = job.crawl ? !(await this.deps.crawlPages.shouldRun(job)) : (await this.deps.results.get(job.jobId)) !== null;
     if (finished) {

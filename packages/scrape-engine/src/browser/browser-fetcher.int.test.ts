@@ -69,7 +69,11 @@ beforeAll(async () => {
     .page('/storage', `<html><body><p id="v"></p><script>
       document.getElementById('v').textContent = 'stored=' + localStorage.getItem('k');
       localStorage.setItem('k', 'v1');</script></body></html>`)
-    .route('/json', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a":1}'); });
+    .route('/json', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a":1}'); })
+    .route('/basic', (req, res) => {
+      if (req.headers.authorization === `Basic ${Buffer.from('alice:pa ss').toString('base64')}`) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>members only</p>');
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="t"', 'content-type': 'text/html' }).end('<p>who are you</p>');
+    });
   await site.start();
   pool = new BrowserPool({ recycleAfterContexts: 6 });
   fetcher = new BrowserFetcher({ pool, smartWaitMaxMs: 3000 });
@@ -87,6 +91,14 @@ describe('BrowserFetcher', () => {
     expect(r.kind).toBe('html');
     expect(r.text).toContain('<li>gamma</li>');
     expect(r.text).toContain('Rendered list');
+  });
+
+  it('answers the Basic challenge of the URL\'s origin with its credentials, reporting the URL without them', async () => {
+    const url = site.url('/basic').replace('://', '://alice:pa%20ss@');
+    const r = await fetcher.fetch(request('/basic', { url }));
+    expect(r.statusCode).toBe(200);
+    expect(r.text).toContain('members only');
+    expect(r.url).toBe(site.url('/basic'));
   });
 
   it('captures the content of open shadow roots with slotted nodes in place', async () => {

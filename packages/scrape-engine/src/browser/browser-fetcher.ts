@@ -7,6 +7,7 @@ import { abortError } from '../http/map-fetch-error.js';
 import { parseContentType } from '../http/parse-content-type.js';
 import { egressContextProxy, type EgressProxy, type EgressRoute } from '../proxy/egress-proxy.js';
 import type { ProxyEndpoint } from '../proxy/proxy-pool.js';
+import { splitUrlCredentials } from '../url-credentials.js';
 import type { BrowserFlavor, BrowserPool } from './browser-pool.js';
 import { buildEmulation } from './emulation.js';
 import { mapNavigationError } from './navigation-error.js';
@@ -161,8 +162,10 @@ export class BrowserFetcher implements Fetcher {
     this.smartWaitMaxMs = options.smartWaitMaxMs ?? 8000;
   }
 
-  async fetch(req: BrowserFetchRequest): Promise<BrowserFetchResult> {
-    const url = new URL(req.url);
+  async fetch(given: BrowserFetchRequest): Promise<BrowserFetchResult> {
+    // Credentials in the URL answer that origin's Basic challenges only; the page is loaded without them.
+    const { url, credentials } = splitUrlCredentials(new URL(given.url));
+    const req = { ...given, url: url.href };
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TrawlError('SCRAPE_INVALID_URL', `Only http and https URLs can be scraped, not ${url.protocol}`);
     }
@@ -186,6 +189,7 @@ export class BrowserFetcher implements Fetcher {
       serviceWorkers: 'block',
       acceptDownloads: false,
       ...(req.storageState ? { storageState: req.storageState } : {}),
+      ...(credentials ? { httpCredentials: { ...credentials, origin: url.origin } } : {}),
     };
     const flavor: BrowserFlavor = req.stealth ? 'stealth' : 'standard';
     const deadline = Date.now() + req.timeoutMs;

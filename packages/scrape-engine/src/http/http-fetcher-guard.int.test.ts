@@ -64,6 +64,8 @@ describe('HttpFetcher target guard', () => {
     ['localhost', () => `http://localhost:${internal.port}/`, 'loopback'],
     ['a name resolving to loopback', () => `http://internal.test:${internal.port}/`, 'loopback'],
     ['a name resolving to the metadata address', () => 'http://metadata.test/latest/meta-data/', 'cloud-metadata'],
+    ['a loopback literal behind credentials', () => `http://user:pw@127.0.0.1:${internal.port}/`, 'loopback'],
+    ['a blocked name behind credentials', () => `http://public.test:x@internal.test:${internal.port}/`, 'loopback'],
   ])('blocks %s', async (_label, url, reason) => {
     const err = await failure(fetcher.fetch(req(url())));
     expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');

@@ -65,6 +65,9 @@ beforeAll(async () => {
         if ((req.headers.cookie ?? '').includes('consent=1')) return send(res, 200, 'text/plain', 'welcome');
         return send(res, 302, 'text/plain', '', { location: '/self-cookie', 'set-cookie': 'consent=1; Path=/' });
       case '/echo': return send(res, 200, 'application/json', JSON.stringify(req.headers));
+      case '/basic':
+        if (req.headers.authorization === `Basic ${Buffer.from('alice:s3cret pw@1').toString('base64')}`) return send(res, 200, 'text/plain', 'authorized');
+        return send(res, 401, 'text/plain', 'who are you', { 'www-authenticate': 'Basic realm="t"' });
       case '/to-www': return send(res, 301, 'text/plain', '', { location: `${base('www.a.test')}/echo` });
       case '/to-other': return send(res, 302, 'text/plain', '', { location: `${base('b.test')}/echo` });
       case '/to-ftp': return send(res, 302, 'text/plain', '', { location: 'ftp://a.test/file' });
@@ -160,6 +163,25 @@ describe('HttpFetcher redirects', () => {
     const other = JSON.parse((await get('/to-other', { headers })).text ?? '') as Record<string, string>;
     expect(other['x-custom']).toBe('yes');
     expect(other.cookie).toBeUndefined();
+  });
+
+  it('sends credentials of the URL as Basic auth to its origin only, and reports the URL without them', async () => {
+    const withCredentials = (host: string, path: string) => `http://alice:s3cret%20pw%401@${host}:${server.port}${path}`;
+    const signal = new AbortController().signal;
+    const ok = await fetcher.fetch({ url: withCredentials('a.test', '/basic'), signal, maxBytes: 1_000_000 });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.text).toBe('authorized');
+    expect(ok.url).toBe(`${base()}/basic`);
+    expect(ok.requestedUrl).toBe(`http://alice@a.test:${server.port}/basic`);
+    expect((await get('/basic')).statusCode).toBe(401);
+    // A redirect to another origin, even of the same site, does not carry them (nor does a client header lose to them).
+    for (const path of ['/to-other', '/to-www']) {
+      const echoed = await fetcher.fetch({ url: withCredentials('a.test', path), signal, maxBytes: 1_000_000 });
+      expect(JSON.parse(echoed.text ?? '')).not.toHaveProperty('authorization');
+      expect(echoed.redirects.join(' ')).not.toContain('s3cret');
+    }
+    const own = await fetcher.fetch({ url: withCredentials('a.test', '/echo'), signal, maxBytes: 1_000_000, headers: { Authorization: 'Bearer mine' } });
+    expect(JSON.parse(own.text ?? '')).toMatchObject({ authorization: 'Bearer mine' });
   });
 
   it('sends a browser User-Agent and Accept-Language by default', async () => {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { TrawlError } from '@trawl/api-schema';
+import { TrawlError, redactUrl } from '@trawl/api-schema';
 import type { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { decodeText } from '../charset.js';
 import { detectContentKind } from '../content-kind.js';
@@ -9,6 +9,7 @@ import { mapProxyError, proxyStatusError } from '../proxy/map-proxy-error.js';
 import { createProxyAgent } from '../proxy/proxy-agent.js';
 import type { ProxyEndpoint } from '../proxy/proxy-pool.js';
 import { TargetGuard } from '../target-guard.js';
+import { basicAuthorization, splitUrlCredentials } from '../url-credentials.js';
 import { abortError, mapFetchError } from './map-fetch-error.js';
 import { parseContentType } from './parse-content-type.js';
 import { readBody } from './read-body.js';
@@ -118,9 +119,10 @@ export class HttpFetcher implements Fetcher {
    */
   async fetch(req: FetchRequest): Promise<FetchResult> {
     const started = performance.now();
-    const requested = parseTarget(req.url);
+    // Credentials in the URL become Basic auth for its origin; no URL carries them further.
+    const { url: requested, credentials } = splitUrlCredentials(parseTarget(req.url));
     if (req.signal.aborted) throw abortError(req.signal);
-    const session = new RedirectSession(requested, req.headers ?? {});
+    const session = new RedirectSession(requested, req.headers ?? {}, credentials && basicAuthorization(credentials));
     const agent = this.dispatcherFor(req);
     const redirects: string[] = [];
     const visited = new Set<string>();
@@ -147,7 +149,8 @@ export class HttpFetcher implements Fetcher {
             maxRedirects: this.maxRedirects,
           });
         }
-        const next = parseTarget(location, url);
+        // Userinfo in a Location is not used (nor reported): credentials come from the request only.
+        const next = splitUrlCredentials(parseTarget(location, url)).url;
         redirects.push(next.href);
         if (visited.has(session.loopKey(next))) {
           throw tooManyRedirects('The target redirects in a loop.', { loop: true, redirects: redirects.length });
@@ -259,7 +262,7 @@ export class HttpFetcher implements Fetcher {
       ...(contentType.mimeType === undefined ? {} : { mimeType: contentType.mimeType }),
     });
     const result: FetchResult = {
-      requestedUrl: ctx.req.url,
+      requestedUrl: redactUrl(ctx.req.url),
       url: ctx.url.href,
       statusCode: res.statusCode,
       headers,

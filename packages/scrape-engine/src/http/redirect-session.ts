@@ -40,16 +40,23 @@ function parseCookiePairs(header: string): Map<string, string> {
 export class RedirectSession {
   private readonly origin: URL;
   private readonly headers: Map<string, string>;
+  /** `Authorization` from the requested URL's userinfo: sent to its exact origin only, as a browser does. */
+  private readonly originAuthorization: string | undefined;
   /** host -> cookie name -> value, only what this fetch's responses set. */
   private readonly jar = new Map<string, Map<string, string>>();
 
-  constructor(requested: URL, clientHeaders: Readonly<Record<string, string>>) {
+  /**
+   * @param originAuthorization `Authorization` value for the requested origin (credentials of its URL);
+   *   a client `Authorization` header wins over it.
+   */
+  constructor(requested: URL, clientHeaders: Readonly<Record<string, string>>, originAuthorization?: string) {
     this.origin = requested;
     this.headers = new Map();
     for (const [name, value] of Object.entries(clientHeaders)) {
       const lower = name.toLowerCase();
       if (!DROPPED_HEADERS.has(lower)) this.headers.set(lower, value);
     }
+    this.originAuthorization = this.headers.has('authorization') ? undefined : originAuthorization;
   }
 
   /** Whether the client set `name` (any case). */
@@ -64,6 +71,7 @@ export class RedirectSession {
     for (const [name, value] of this.headers) {
       if (sameSite || !SITE_BOUND_HEADERS.has(name)) out[name] = value;
     }
+    if (this.originAuthorization !== undefined && url.origin === this.origin.origin) out.authorization = this.originAuthorization;
     const set = this.jar.get(url.hostname.toLowerCase());
     if (set !== undefined && set.size > 0) {
       const cookies = parseCookiePairs(out.cookie ?? '');
