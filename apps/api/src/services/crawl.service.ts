@@ -3,7 +3,6 @@ import {
   TrawlError, httpUrlSchema,
   type BatchScrapeRequest, type Capability, type CrawlRequest,
 } from '@trawl/api-schema';
-import { CrawlScope, InvalidCrawlPatternError } from '@trawl/crawl';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
 import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, Team } from '@trawl/queue';
@@ -39,7 +38,7 @@ const PAGE_BYTES = 10 * 1024 * 1024;
 const BATCH_LIMIT = 1_000_000_000;
 
 /**
- * Crawls and batch scrapes at the gateway: validation beyond the schema (patterns, capabilities,
+ * Crawls and batch scrapes at the gateway: validation beyond the schema (capabilities,
  * URLs), creation, idempotency keys, status pages, errors, cancel, and the active list. The work
  * itself runs on the workers.
  */
@@ -57,7 +56,6 @@ export class CrawlService {
       });
     }
     assertCapabilities(request.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
-    checkPatterns(request);
     if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
     await this.deps.credits.ensureAvailable(team.id, 1);
     const id = randomUUID();
@@ -191,22 +189,4 @@ export class CrawlService {
     }
   }
 
-}
-
-/** Include/exclude patterns must compile; 400 naming the bad one otherwise. */
-function checkPatterns(request: CrawlRequest): void {
-  try {
-    new CrawlScope({
-      seedUrl: request.url, includePaths: request.includePaths, excludePaths: request.excludePaths, regexOnFullURL: request.regexOnFullURL,
-      crawlEntireDomain: request.crawlEntireDomain, allowSubdomains: request.allowSubdomains, allowExternalLinks: request.allowExternalLinks,
-      ignoreQueryParameters: request.ignoreQueryParameters, deduplicateSimilarURLs: request.deduplicateSimilarURLs,
-    });
-  } catch (err) {
-    if (err instanceof InvalidCrawlPatternError) {
-      throw new TrawlError('BAD_REQUEST', `${err.field} has an invalid regular expression: ${err.pattern}`, {
-        details: { issues: [{ path: [err.field], message: err.message }] },
-      });
-    }
-    throw err;
-  }
 }
