@@ -125,6 +125,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     profiles: new ProfileStore(redis, keys),
     converter, results, dispatcher,
     credits,
+    teams: new TeamStore(redis, keys),
     metrics,
     logger, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES,
     crawlPages,

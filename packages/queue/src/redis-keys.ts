@@ -6,7 +6,7 @@
  * | family | type | owner |
  * |---|---|---|
  * | `<p>:teams` | set of team ids | TeamStore |
- * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, flags, createdAt | TeamStore (credits fields: CreditLedger) |
+ * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, flags, disabled (1|0), createdAt | TeamStore (credits fields: CreditLedger) |
  * | `<p>:{t:ID}:keys` | hash keyHash -> key record JSON | TeamStore |
  * | `<p>:apikey:<sha256>` | string teamId | TeamStore |
  * | `<p>:{t:ID}:rl:<bucket>:<window>` | counter, expires | RateLimiter |

@@ -5,6 +5,7 @@ import type { Logger } from '@trawl/observability';
 import {
   scrapeCredits, scrapeJobSchema,
   type CachedPage, type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+  type TeamStore,
 } from '@trawl/queue';
 import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
 import type { CrawlPages } from '../crawl/crawl-pages.js';
@@ -44,6 +45,8 @@ export interface ScrapeProcessorDeps {
   results: ResultStore;
   dispatcher: JobDispatcher;
   credits: CreditLedger;
+  /** Whether a job's team was disabled while the job waited: such jobs do not start. */
+  teams: Pick<TeamStore, 'isDisabled'>;
   metrics: WorkerMetrics;
   logger: Logger;
   maxResponseBytes: number;
@@ -135,6 +138,9 @@ export class ScrapeProcessor {
     if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
     let engine = this.queue === 'browser' ? 'browser' : 'http';
     try {
+      // A team disabled while its job waited: the job fails without contacting anything (jobs
+      // already running when it was disabled finish).
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
       // A crawl spends credits page by page: stop before fetching once the team has none left.
       if (job.crawl) await this.deps.credits.ensureAvailable(job.teamId, 1);
       // The cache first (an escalated job already missed it on the http role): a hit takes no host slot.
