@@ -137,10 +137,9 @@ export class TeamStore {
     return teamId ? this.get(teamId) : null;
   }
 
-  /** Whether the team is disabled (an unknown team counts as disabled: its jobs have nobody to run for). */
+  /** Whether an administrator disabled the team. */
   async isDisabled(teamId: string): Promise<boolean> {
-    const [name, disabled] = await this.redis.hmget(this.keys.team(teamId), 'name', 'disabled');
-    return !name || disabled === '1';
+    return (await this.redis.hget(this.keys.team(teamId), 'disabled')) === '1';
   }
 
   /**
