@@ -90,6 +90,9 @@ describe('work for answers nobody reads is stopped', () => {
     await closed;
     await settled(BOOT_KEY);
     expect(site.hits.get('/batch-held')).toBe(1);
+    // The aborted page is not recorded as an error of the cancelled batch.
+    expect((await cluster.call('GET', `/v2/batch/scrape/${start.body.id}/errors`)).body.errors).toEqual([]);
+    expect((await cluster.call('GET', `/v2/batch/scrape/${start.body.id}`)).body.status).toBe('cancelled');
   });
 
   it('a client that disconnects from a map stops its fetches', async () => {
