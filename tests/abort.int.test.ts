@@ -147,3 +147,43 @@ describe('work for answers nobody reads is stopped', () => {
     expect(site.hits.get('/late2')).toBeUndefined();
   });
 });
+
+describe('with the browser engine', () => {
+  let browserCluster: TestCluster;
+  beforeAll(async () => {
+    for (const p of ['/browser-never', '/browser-disconnect']) hanging(p);
+    browserCluster = await TestCluster.start({ TRAWL_WORKER_ROLES: 'http,browser' });
+  }, 60_000);
+  afterAll(async () => {
+    for (const p of ['/browser-never', '/browser-disconnect']) events.emit(`release:${p}`);
+    await browserCluster?.stop();
+  }, 30_000);
+
+  it('a plain-HTTP scrape past its deadline is not moved to the browser: one request, aborted', async () => {
+    const closed = once(events, 'closed:/browser-never');
+    const r = await browserCluster.call('POST', '/v2/scrape', { body: { url: site.url('/browser-never'), timeout: 1500, maxAge: 0 } });
+    expect([r.status, r.body.code]).toEqual([408, 'SCRAPE_TIMEOUT']);
+    await closed;
+    for (;;) {
+      const qs = await browserCluster.call('GET', '/v2/team/queue-status');
+      if (qs.body.activeJobsInQueue === 0 && qs.body.waitingJobsInQueue === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(site.hits.get('/browser-never')).toBe(1);
+  });
+
+  it('a client that disconnects from a browser scrape stops the page load', async () => {
+    const arrived = once(events, 'arrived:/browser-disconnect');
+    const closed = once(events, 'closed:/browser-disconnect');
+    const client = new AbortController();
+    const pending = fetch(browserCluster.api.url + '/v2/scrape', {
+      method: 'POST', signal: client.signal,
+      headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: site.url('/browser-disconnect'), formats: ['markdown', 'screenshot'], timeout: 120_000, maxAge: 0 }),
+    }).catch(() => 'aborted');
+    await arrived;
+    client.abort();
+    expect(await pending).toBe('aborted');
+    await closed;
+  });
+});
