@@ -38,7 +38,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/pdf' });
       res.end(REPORT_PDF);
     });
-  for (let i = 0; i < 12; i++) site.page(`/p${i}`, page(`Page ${i}`, `Body of page ${i}.`));
+  for (let i = 0; i < 14; i++) site.page(`/p${i}`, page(`Page ${i}`, `Body of page ${i}.`));
   await site.start();
   cluster = await TestCluster.start({ TRAWL_WORKER_ROLES: 'http,documents' });
 });
@@ -208,6 +208,40 @@ describe('cache-only modes over many pages', () => {
     expect(crawl.status).toBe(400);
     expect(crawl.body).toMatchObject({ code: 'BAD_REQUEST' });
     expect(JSON.stringify(crawl.body)).toContain('scrapeOptions.lockdown');
+  });
+});
+
+describe('cache isolation between teams', () => {
+  it('is per team by default: team B\'s lockdown scrape of a URL only team A scraped is a miss', async () => {
+    const a = await cluster.team({ credits: 100 });
+    const b = await cluster.team({ credits: 100 });
+    const url = site.url('/p12');
+    expect((await scrape({ url }, a.key)).body.data.metadata.cacheState).toBe('miss');
+    expect((await scrape({ url, lockdown: true }, a.key)).body.data.metadata.cacheState).toBe('hit');
+    const other = await scrape({ url, lockdown: true }, b.key);
+    expect(other.status).toBe(404);
+    expect(other.body).toMatchObject({ success: false, code: 'SCRAPE_LOCKDOWN_CACHE_MISS' });
+    const minAge = await scrape({ url, minAge: 1 }, b.key);
+    expect(minAge.body.code).toBe('SCRAPE_NO_CACHED_DATA');
+    // B's own scrape fetches again rather than reading A's copy.
+    expect((await scrape({ url }, b.key)).body.data.metadata.cacheState).toBe('miss');
+    expect(site.hits.get('/p12')).toBe(2);
+  });
+
+  it('with TRAWL_CACHE_SHARED=true one team\'s page serves another team\'s lockdown scrape', async () => {
+    const shared = await TestCluster.start({ TRAWL_CACHE_SHARED: 'true' });
+    try {
+      const a = await shared.team({ credits: 100 });
+      const b = await shared.team({ credits: 100 });
+      const url = site.url('/p13');
+      await shared.call('POST', '/v2/scrape', { body: { url }, key: a.key });
+      const hit = await shared.call('POST', '/v2/scrape', { body: { url, lockdown: true }, key: b.key });
+      expect(hit.status).toBe(200);
+      expect(hit.body.data.metadata.cacheState).toBe('hit');
+      expect(site.hits.get('/p13')).toBe(1);
+    } finally {
+      await shared.stop();
+    }
   });
 });
 

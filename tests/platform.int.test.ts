@@ -5,9 +5,27 @@ import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 let cluster: TestCluster;
 let site: FixtureSite;
+/** `/held` answers once the test calls `release`; `arrived` resolves when a request reaches it. */
+function holdGate() {
+  let arrive!: () => void;
+  let release!: () => void;
+  const arrived = new Promise<void>((r) => { arrive = r; });
+  const released = new Promise<void>((r) => { release = r; });
+  return { arrive, arrived, release, released };
+}
+let gate = holdGate();
 
 beforeAll(async () => {
-  site = await new FixtureSite().page('/', '<html><head><title>Home</title></head><body><main><h1>Hello</h1><p>World of text.</p></main></body></html>').start();
+  site = await new FixtureSite()
+    .page('/', '<html><head><title>Home</title></head><body><main><h1>Hello</h1><p>World of text.</p></main></body></html>')
+    .route('/held', async (_req, res) => {
+      gate.arrive();
+      await gate.released;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body><main><p>Held page, answered once released.</p></main></body></html>');
+    })
+    .page('/queued', '<html><body><main><p>Queued page.</p></main></body></html>')
+    .start();
   cluster = await TestCluster.start();
 });
 afterAll(async () => {
@@ -62,6 +80,56 @@ describe('admin API', () => {
     expect((await cluster.admin('DELETE', `/admin/keys/${key.body.key}`)).status).toBe(404);
     expect((await cluster.admin('POST', '/admin/teams', { name: '' })).status).toBe(400);
     expect((await cluster.admin('PATCH', '/admin/teams/nope', { name: 'x' })).status).toBe(404);
+  });
+});
+
+describe('revoking keys and disabling teams', () => {
+  it('a key is revoked by the keyId its listing shows', async () => {
+    const t = await cluster.team();
+    const other = await cluster.admin('POST', `/admin/teams/${t.id}/keys`, { name: 'second' });
+    const listed = await cluster.admin('GET', `/admin/teams/${t.id}/keys`);
+    const keyId = listed.body.keys.find((k: { name: string | null }) => k.name === 'second').keyId as string;
+    expect(keyId).toBe(other.body.keyId);
+    expect((await cluster.admin('DELETE', `/admin/keys/${keyId}`)).status).toBe(200);
+    expect((await cluster.call('GET', '/v2/team/credit-usage', { key: other.body.key })).status).toBe(401);
+    expect((await cluster.admin('DELETE', `/admin/keys/${keyId}`)).status).toBe(404);
+    // The team's other key is untouched.
+    expect((await cluster.call('GET', '/v2/team/credit-usage', { key: t.key })).status).toBe(200);
+    expect((await cluster.admin('GET', `/admin/teams/${t.id}/keys`)).body.keys).toHaveLength(1);
+  });
+
+  it('a disabled team gets 403 TEAM_DISABLED on every v1 and v2 route until enabled again', async () => {
+    const t = await cluster.team();
+    const disabled = await cluster.admin('PATCH', `/admin/teams/${t.id}`, { disabled: true });
+    expect(disabled.body).toMatchObject({ success: true, disabled: true });
+    expect(teamResponseSchema.safeParse(disabled.body).success).toBe(true);
+    for (const [method, path] of [['GET', '/v2/team/credit-usage'], ['POST', '/v2/scrape'], ['GET', '/v1/crawl/active'], ['POST', '/v1/scrape']]) {
+      const r = await cluster.call(method!, path!, { key: t.key, ...(method === 'POST' ? { body: { url: site.url('/') } } : {}) });
+      expect([path, r.status, r.body.code]).toEqual([path, 403, 'TEAM_DISABLED']);
+    }
+    expect(site.hits.get('/')).toBeUndefined();
+    expect((await cluster.admin('PATCH', `/admin/teams/${t.id}`, { disabled: false })).body.disabled).toBe(false);
+    expect((await cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: site.url('/') } })).status).toBe(200);
+  });
+
+  it('a job waiting in a team\'s backlog when the team is disabled never starts; the running one finishes', async () => {
+    const t = await cluster.team({ concurrency: 1 });
+    gate = holdGate();
+    const running = cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: site.url('/held'), maxAge: 0 } });
+    await gate.arrived;
+    const queued = cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: site.url('/queued'), maxAge: 0 } });
+    // Admitted into the backlog (behind the held job) before the team is disabled.
+    for (;;) {
+      const qs = await cluster.call('GET', '/v2/team/queue-status', { key: t.key });
+      if (qs.body.waitingJobsInQueue === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await cluster.admin('PATCH', `/admin/teams/${t.id}`, { disabled: true });
+    gate.release();
+    expect((await running).status).toBe(200);
+    const refused = await queued;
+    expect([refused.status, refused.body.code]).toEqual([403, 'TEAM_DISABLED']);
+    expect(site.hits.get('/queued')).toBeUndefined();
   });
 });
 

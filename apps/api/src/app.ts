@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
 import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
-import type { CreditLedger, DocumentBodyStore, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -39,6 +39,8 @@ export interface AppDeps {
   queues: QueueSet;
   /** Uploads waiting for the documents role. */
   documentBodies: DocumentBodyStore;
+  /** Stops running work whose caller went away. */
+  cancellations: JobCancellations;
   /** The crawl and batch service, shared with the WebSocket stream. */
   crawls: CrawlService;
   /** Monitors (records, job schedulers, manual runs, checks). */
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
     results: deps.results,
     credits: deps.credits,
     documentBodies: deps.documentBodies,
+    cancellations: deps.cancellations,
     capabilities: deps.capabilities,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
@@ -94,7 +97,7 @@ export function createApp(deps: AppDeps): Express {
   const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
   const maps = new MapService({
-    queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits,
+    queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits, cancellations: deps.cancellations,
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));

@@ -16,6 +16,7 @@ import {
   RedisKeys,
   ResultStore,
   ResultWaiter,
+  JobCancellations,
   TeamStore,
   createRedisClient,
   redisConnectionFromEnv,
@@ -58,6 +59,7 @@ export async function startApi(
   const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub' });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
   const teams = new TeamStore(redis, keys);
+  const cancellations = new JobCancellations(redis, keys);
   const queues = new QueueSet(redis, keys);
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const waiter = new ResultWaiter(subscriber, keys, results);
@@ -92,7 +94,7 @@ export async function startApi(
   const monitorScheduler = new MonitorScheduler(queues);
   // A cancel here can end a monitor target's batch or crawl: its check hears of it.
   const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { onEnded: monitorCrawlEnded(monitorScheduler) });
-  const crawls = new CrawlService({ store: crawlStore, coordinator, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const monitors = new MonitorService({
@@ -108,6 +110,7 @@ export async function startApi(
     credits,
     dispatcher, results, waiter, queues, crawls, monitors,
     documentBodies: new DocumentBodyStore(redis, keys),
+    cancellations,
     capabilities,
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,

@@ -13,10 +13,10 @@ const USAGE = `trawl <command>
   worker [--role http|browser|documents]   a worker only (production; needs REDIS_URL; roles comma-separated)
   teams create --name N [--concurrency C] [--rate R] [--credits X|unlimited]
   teams list
-  teams update ID [--name N] [--concurrency C] [--rate R] [--credits X|unlimited]
+  teams update ID [--name N] [--concurrency C] [--rate R] [--credits X|unlimited] [--disabled true|false]
   keys create --team ID [--name LABEL]
   keys list --team ID
-  keys delete KEY
+  keys delete KEY|KEY_ID           revoke a key, given in plain form or by the keyId of \`keys list\`
   scrape URL [--formats markdown,html,links]   one scrape through the API (needs TRAWL_API_KEY)
 
 Admin and scrape commands talk to TRAWL_API_URL (default http://127.0.0.1:3002) with
@@ -37,6 +37,8 @@ function teamFields(o: Record<string, string | true>) {
   const r = numberOption(o.rate);
   if (r !== undefined) fields.ratePerMinute = r;
   if (o.credits !== undefined) fields.credits = numberOption(o.credits);
+  // A bare `--disabled` means true; anything but true/false is left to the API to refuse.
+  if (o.disabled !== undefined) fields.disabled = o.disabled === true || o.disabled === 'true' ? true : o.disabled === 'false' ? false : o.disabled;
   return fields;
 }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   Admission, ChangeStore, ClusterStats, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
-  createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
+  CancellationWatcher, JobCancellations, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import {
@@ -61,7 +61,10 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const redisOpts = redisConnectionFromEnv(config);
   const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker' });
   const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull' });
+  const cancelSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-cancel-sub' });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
+  const cancellations = new CancellationWatcher(cancelSubscriber, keys, new JobCancellations(redis, keys));
+  await cancellations.start();
   const queues = new QueueSet(redis, keys);
   const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys), queues);
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
@@ -83,6 +86,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     : undefined;
   const documents = config.TRAWL_WORKER_ROLES.includes('documents') ? await startDocumentParser(config, logger, opts.htmlMode ?? 'threads') : undefined;
   const credits = new CreditLedger(redis, keys);
+  const teams = new TeamStore(redis, keys);
   const crawlStore = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
   const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
@@ -125,11 +129,13 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     profiles: new ProfileStore(redis, keys),
     converter, results, dispatcher,
     credits,
+    teams,
     metrics,
     logger, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES,
     crawlPages,
     hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
     shutdown: shutdown.signal,
+    cancellations,
     cache: new CacheStep({
       ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
       ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
@@ -164,6 +170,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
+      cancellations, teams,
     });
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
   }
@@ -171,7 +178,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     const monitors = new MonitorStore(redis, keys);
     const monitorProcessor = new MonitorProcessor({
       starter: new MonitorCheckStarter({
-        monitors, scheduler: monitorScheduler, crawls: crawlStore, coordinator, credits, teams: new TeamStore(redis, keys), logger,
+        monitors, scheduler: monitorScheduler, crawls: crawlStore, coordinator, credits, teams, logger,
         crawlRetentionSec: config.TRAWL_CRAWL_RETENTION_SEC, checkTimeoutMs: config.TRAWL_MONITOR_CHECK_TIMEOUT_SEC * 1000,
       }),
       finisher: new MonitorCheckFinisher({ monitors, crawls: crawlStore, webhooks, logger }),
@@ -239,6 +246,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
+      cancelSubscriber.disconnect();
       if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -14,6 +14,8 @@ const teamFields = {
   credits: z.number().int().min(0).nullable(),
   /** Feature flags: name -> boolean | string | number. Default {}. */
   flags: flagsSchema,
+  /** True: the team's keys get 403 `TEAM_DISABLED` and its waiting jobs do not start. Default false. */
+  disabled: z.boolean(),
 };
 
 /** `POST /admin/teams` body. */
@@ -24,6 +26,7 @@ export const createTeamRequestSchema = z
     ratePerMinute: teamFields.ratePerMinute.default(100),
     credits: teamFields.credits.default(null),
     flags: teamFields.flags.default(() => ({})),
+    disabled: teamFields.disabled.default(false),
   })
   .meta({ id: 'CreateTeamRequest' });
 
@@ -40,9 +43,10 @@ export const updateTeamRequestSchema = z
     ratePerMinute: teamFields.ratePerMinute.optional(),
     credits: teamFields.credits.optional(),
     flags: teamFields.flags.optional(),
+    disabled: teamFields.disabled.optional(),
   })
   .refine((body) => Object.values(body).some((v) => v !== undefined), {
-    error: 'At least one of name, concurrency, ratePerMinute, credits, flags is required',
+    error: 'At least one of name, concurrency, ratePerMinute, credits, flags, disabled is required',
   })
   .meta({ id: 'UpdateTeamRequest' });
 
@@ -59,6 +63,7 @@ export const teamSchema = z
     credits: z.number().int().nullable(),
     creditsUsed: z.number().int().min(0),
     flags: flagsSchema,
+    disabled: z.boolean(),
     createdAt: z.string(),
   })
   .meta({ id: 'Team' });
@@ -71,7 +76,10 @@ export const teamIdParamsSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'Invalid team id' }),
 });
 
-/** Path params of `DELETE /admin/keys/{key}`: the plain API key (it is hashed to find the record). */
+/**
+ * Path params of `DELETE /admin/keys/{key}`: the plain API key (hashed to find the record) or the
+ * `keyId` that key listings show.
+ */
 export const apiKeyParamsSchema = z.strictObject({
   key: z.string().min(8).max(256),
 });

@@ -24,6 +24,7 @@ describe('admin schemas', () => {
       ratePerMinute: 100,
       credits: null,
       flags: {},
+      disabled: false,
     });
   });
 
@@ -43,6 +44,8 @@ describe('admin schemas', () => {
   it('needs at least one field to update', () => {
     expect(updateTeamRequestSchema.safeParse({}).success).toBe(false);
     expect(updateTeamRequestSchema.parse({ credits: null })).toEqual({ credits: null });
+    expect(updateTeamRequestSchema.parse({ disabled: true })).toEqual({ disabled: true });
+    expect(updateTeamRequestSchema.safeParse({ disabled: 'yes' }).success).toBe(false);
     expect(createApiKeyRequestSchema.parse({})).toEqual({});
   });
 
@@ -55,6 +58,7 @@ describe('admin schemas', () => {
       credits: null,
       creditsUsed: 0,
       flags: {},
+      disabled: false,
       createdAt: '2025-01-01T00:00:00.000Z',
     };
     expect(teamSchema.parse(team)).toEqual(team);

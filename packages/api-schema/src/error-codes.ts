@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   INVALID_JOB_ID: 'A job id in the path is not a UUID.',
   UNAUTHORIZED: 'Missing or invalid API key.',
   FORBIDDEN: 'The key is valid but may not do this (for example an API key on an admin route).',
+  TEAM_DISABLED: 'The key\'s team is disabled by an administrator (`PATCH /admin/teams/{id}` `disabled: true`): no request of the team is served and its waiting jobs do not start.',
   INSUFFICIENT_CREDITS: 'The operation would exceed the team\'s remaining credits.',
   NOT_FOUND: 'No such route or resource.',
   JOB_NOT_FOUND: 'No job with this id for this team (or its results expired).',

@@ -214,7 +214,7 @@ function registerAdminRoutes(registry: OpenAPIRegistry): void {
   route(registry, {
     method: 'delete',
     path: '/admin/keys/{key}',
-    summary: 'Revoke an API key',
+    summary: 'Revoke an API key, given in plain form or by its keyId',
     request: { params: apiKeyParamsSchema },
     ok: successResponseSchema,
     okDescription: 'Revoked.',

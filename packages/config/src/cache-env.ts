@@ -24,10 +24,11 @@ export const cacheEnv = {
   /** Seconds a cached page lives at most; 0 keeps it until evicted (lockdown accepts pages up to two years old). Default 0. */
   TRAWL_CACHE_TTL_SEC: envInt(0, { min: 0 }),
   /**
-   * One cache for every team (the same public page is fetched once for all). False keys pages by team
-   * too, so no team can tell what another scraped. Default true.
+   * One cache for every team (the same public page is fetched once for all). Opt-in: a shared cache
+   * lets one team learn which URLs another scraped and read their content (`lockdown`, `minAge`,
+   * `maxAge` hits). Default false: pages are keyed by team too, so no team sees another's pages.
    */
-  TRAWL_CACHE_SHARED: envBoolean(true),
+  TRAWL_CACHE_SHARED: envBoolean(false),
   /** The cache Redis' key prefix. Default: `TRAWL_REDIS_PREFIX`. */
   TRAWL_CACHE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
 };

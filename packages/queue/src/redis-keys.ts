@@ -6,7 +6,7 @@
  * | family | type | owner |
  * |---|---|---|
  * | `<p>:teams` | set of team ids | TeamStore |
- * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, flags, createdAt | TeamStore (credits fields: CreditLedger) |
+ * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, flags, disabled (1|0), createdAt | TeamStore (credits fields: CreditLedger) |
  * | `<p>:{t:ID}:keys` | hash keyHash -> key record JSON | TeamStore |
  * | `<p>:apikey:<sha256>` | string teamId | TeamStore |
  * | `<p>:{t:ID}:rl:<bucket>:<window>` | counter, expires | RateLimiter |
@@ -33,6 +33,8 @@
  * | `<p>:{t:ID}:crawls` | zset crawlId -> created time: the team's running crawls and batches | CrawlStore |
  * | `<p>:crawls:running` | zset crawlId -> next watchdog check (ms) | CrawlStore (watchdog) |
  * | `<p>:crawl-events` | pub/sub channel of crawl progress (`{crawlId, type}`) | CrawlStore |
+ * | `<p>:cancelled:<id>` | string `1`, expires: a cancelled job or crawl id | JobCancellations |
+ * | `<p>:cancellations` | pub/sub channel of cancelled job and crawl ids | JobCancellations |
  * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
  * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
  * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (compressed page snapshots), no expiry | ChangeStore |
@@ -106,6 +108,13 @@ export class RedisKeys {
   }
   crawlEvents(): string {
     return `${this.prefix}:crawl-events`;
+  }
+  /** A job or crawl id cancelled: running work for it stops, work picked up later does not start. */
+  cancelled(id: string): string {
+    return `${this.prefix}:cancelled:${id}`;
+  }
+  cancellationsChannel(): string {
+    return `${this.prefix}:cancellations`;
   }
   idempotency(teamId: string, keyHash: string): string {
     return `${this.prefix}:{t:${teamId}}:idem:${keyHash}`;

@@ -15,6 +15,8 @@ export interface Team {
   /** Credits spent so far. */
   creditsUsed: number;
   flags: Record<string, boolean | string | number>;
+  /** Switched off by an administrator: its keys are refused and its waiting jobs do not start. */
+  disabled: boolean;
   createdAt: string;
 }
 
@@ -24,6 +26,7 @@ export interface TeamInput {
   ratePerMinute?: number;
   credits?: number | null;
   flags?: Record<string, boolean | string | number>;
+  disabled?: boolean;
 }
 
 export interface ApiKeyRecord {
@@ -53,6 +56,7 @@ function parseTeam(id: string, h: Record<string, string>): Team | null {
     credits: h.credits === undefined || h.credits === '' ? null : Number(h.credits),
     creditsUsed: Number(h.creditsUsed ?? 0),
     flags: h.flags ? (JSON.parse(h.flags) as Team['flags']) : {},
+    disabled: h.disabled === '1',
     createdAt: h.createdAt ?? new Date(0).toISOString(),
   };
 }
@@ -72,6 +76,7 @@ export class TeamStore {
       credits: input.credits === null || input.credits === undefined ? '' : String(input.credits),
       creditsUsed: '0',
       flags: JSON.stringify(input.flags ?? {}),
+      disabled: input.disabled ? '1' : '0',
       createdAt: new Date().toISOString(),
     };
     await this.redis.multi().hset(this.keys.team(id), fields).sadd(this.keys.teams(), id).exec();
@@ -97,6 +102,7 @@ export class TeamStore {
     if (patch.ratePerMinute !== undefined) fields.ratePerMinute = String(patch.ratePerMinute);
     if (patch.credits !== undefined) fields.credits = patch.credits === null ? '' : String(patch.credits);
     if (patch.flags !== undefined) fields.flags = JSON.stringify(patch.flags);
+    if (patch.disabled !== undefined) fields.disabled = patch.disabled ? '1' : '0';
     if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.team(id), fields);
     return this.get(id);
   }
@@ -131,13 +137,32 @@ export class TeamStore {
     return teamId ? this.get(teamId) : null;
   }
 
-  /** Deletes a key given in plain form; false when it did not exist. */
-  async deleteKey(key: string): Promise<boolean> {
-    const hash = hashApiKey(key);
-    const teamId = await this.redis.get(this.keys.apiKey(hash));
-    if (!teamId) return false;
-    await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.teamKeys(teamId), hash).exec();
-    return true;
+  /** Whether an administrator disabled the team. */
+  async isDisabled(teamId: string): Promise<boolean> {
+    return (await this.redis.hget(this.keys.team(teamId), 'disabled')) === '1';
+  }
+
+  /**
+   * Deletes a key given in plain form or by its `keyId` (what listings show); false when no key
+   * matched. The plain form is tried first; a keyId is looked up in `teamId`'s keys, or in every
+   * team's when no team is given (an admin operation: a scan of the teams is fine).
+   */
+  async deleteKey(keyOrId: string, opts: { teamId?: string } = {}): Promise<boolean> {
+    const plain = hashApiKey(keyOrId);
+    const owner = await this.redis.get(this.keys.apiKey(plain));
+    if (owner && (opts.teamId === undefined || opts.teamId === owner)) return this.removeKey(owner, plain);
+    if (!/^[0-9a-f]{16}$/.test(keyOrId)) return false;
+    const teamIds = opts.teamId !== undefined ? [opts.teamId] : await this.redis.smembers(this.keys.teams());
+    for (const teamId of teamIds) {
+      const hash = (await this.redis.hkeys(this.keys.teamKeys(teamId))).find((h) => h.startsWith(keyOrId));
+      if (hash) return this.removeKey(teamId, hash);
+    }
+    return false;
+  }
+
+  private async removeKey(teamId: string, hash: string): Promise<boolean> {
+    const replies = await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.teamKeys(teamId), hash).exec();
+    return (replies ?? []).some(([, n]) => Number(n) > 0);
   }
 
   /**

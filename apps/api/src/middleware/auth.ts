@@ -18,13 +18,14 @@ function basicPassword(header: string | undefined): string | null {
   return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : null;
 }
 
-/** `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise. */
+/** `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise, 403 `TEAM_DISABLED` for a disabled team. */
 export function apiKeyAuth(teams: TeamStore): RequestHandler {
   return async (req, res, next) => {
     const key = bearer(req.get('authorization'));
     if (!key) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: missing Authorization: Bearer <API key> header');
     const team = await teams.resolveKey(key);
     if (!team) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid API key');
+    if (team.disabled) throw new TrawlError('TEAM_DISABLED', 'Forbidden: this API key\'s team is disabled');
     res.locals.team = team;
     res.locals.log = res.locals.log.child({ teamId: team.id });
     next();

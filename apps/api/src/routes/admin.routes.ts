@@ -53,6 +53,7 @@ export function adminRoutes(deps: { teams: TeamStore; maxBodyBytes: number }): R
     await teamOr404(id);
     res.json({ success: true, keys: await teams.listKeys(id) });
   });
+  // The plain key or its keyId (listings show only keyIds).
   router.delete('/admin/keys/:key', async (req, res) => {
     const { key } = parseOrThrow(apiKeyParamsSchema, req.params);
     if (!(await teams.deleteKey(key))) throw new TrawlError('NOT_FOUND', 'No such API key');

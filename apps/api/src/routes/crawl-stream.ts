@@ -97,6 +97,7 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
       const key = apiKeyOf(req);
       const team = key ? await deps.teams.resolveKey(key) : null;
       if (!team) return reject(socket, 401, 'Unauthorized');
+      if (team.disabled) return reject(socket, 403, 'Forbidden');
       try {
         await deps.crawls.find(team, id.data, kind);
       } catch {

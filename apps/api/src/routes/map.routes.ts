@@ -11,7 +11,11 @@ export function mapRoutes(deps: { maps: MapService; limiter: RateLimiter; maxBod
   const router = Router();
   router.post('/v2/map', rateLimit(deps.limiter, 'api'), json({ limit: deps.maxBodyBytes }), async (req, res) => {
     const request = parseOrThrow(mapRequestSchema, req.body);
-    const { id, links } = await deps.maps.map(teamOf(res), request);
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    const { id, links } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone.signal });
     res.json({ success: true, id, links });
   });
   return router;

@@ -5,11 +5,13 @@ import {
 } from '@trawl/api-schema';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, Team } from '@trawl/queue';
+import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, JobCancellations, Team } from '@trawl/queue';
 
 export interface CrawlServiceDeps {
   store: CrawlStore;
   coordinator: CrawlCoordinator;
+  /** Stops the pages of a cancelled crawl that are running. */
+  cancellations: Pick<JobCancellations, 'cancel'>;
   credits: CreditLedger;
   notify: CrawlNotifier;
   capabilities: ReadonlySet<Capability>;
@@ -140,6 +142,8 @@ export class CrawlService {
     if (record.status !== 'scraping' || !(await this.deps.coordinator.cancel(record))) {
       throw new TrawlError('CONFLICT', `The ${kind === 'batch' ? 'batch scrape' : 'crawl'} already ended (${record.status})`, { details: { status: record.status } });
     }
+    // Pages running now stop (pages still waiting were withdrawn by the coordinator).
+    await this.deps.cancellations.cancel(record.id);
   }
 
   /** The team's running crawls (not batches), oldest first. */

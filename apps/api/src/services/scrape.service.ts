@@ -8,7 +8,7 @@ import {
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CreditLedger, DocumentBodyStore, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
 
 export interface ScrapeServiceDeps {
   dispatcher: JobDispatcher;
@@ -17,6 +17,8 @@ export interface ScrapeServiceDeps {
   credits: CreditLedger;
   /** Where uploads wait for the documents role. */
   documentBodies: DocumentBodyStore;
+  /** Stops a job that already started once nobody waits for it (client gone, timed out). */
+  cancellations: Pick<JobCancellations, 'cancel'>;
   /** Capabilities beyond plain HTTP that this deployment's workers serve. */
   capabilities: ReadonlySet<Capability>;
   /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
@@ -124,6 +126,8 @@ export class ScrapeService {
       });
     }
     if (!result) {
+      // Normally the worker's own deadline ended it already; one that overran stops now.
+      await this.deps.cancellations.cancel(jobId);
       throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
         details: { timeoutMs: request.timeout },
       });
@@ -135,19 +139,21 @@ export class ScrapeService {
 
   /**
    * At the deadline (or when the client disconnects), a job still waiting for a slot is withdrawn so
-   * it never runs: resolves null then. A job that already started is left to the worker's deadline.
+   * it never runs: resolves null then. A job that already started is left to the worker's deadline,
+   * unless the client went away: then it is cancelled (its outcome ends the wait).
    */
   private withdrawAtDeadline(teamId: string, jobId: string, deadline: number, clientGone?: AbortSignal) {
     let timer: NodeJS.Timeout | undefined;
     let onGone: (() => void) | undefined;
     const withdrawn = new Promise<null>((resolve) => {
-      const attempt = () => {
-        void this.deps.dispatcher.withdraw(teamId, jobId).then((ok) => {
+      const attempt = (opts: { cancelRunning: boolean }) => {
+        void this.deps.dispatcher.withdraw(teamId, jobId).then(async (ok) => {
           if (ok) resolve(null);
-        });
+          else if (opts.cancelRunning) await this.deps.cancellations.cancel(jobId);
+        }).catch(() => undefined);
       };
-      timer = setTimeout(attempt, Math.max(0, deadline - this.now()));
-      onGone = attempt;
+      timer = setTimeout(() => attempt({ cancelRunning: false }), Math.max(0, deadline - this.now()));
+      onGone = () => attempt({ cancelRunning: true });
       clientGone?.addEventListener('abort', onGone, { once: true });
     });
     return {

@@ -3,7 +3,7 @@ import { TrawlError, redactUrl, mapRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  crawlQueueJobSchema, type ChangeStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+  crawlQueueJobSchema, type CancellationWatcher, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
@@ -24,6 +24,11 @@ export interface CrawlProcessorDeps {
   /** Time budget of a crawl's seeding (robots.txt and sitemaps), ms. */
   kickoffBudgetMs: number;
   shutdown: AbortSignal;
+  /** Cancelled crawls and maps whose caller went away: their fetches stop. */
+  cancellations: Pick<CancellationWatcher, 'watch'>;
+  /** A disabled team's crawls are not seeded and its maps do not run. */
+  teams: Pick<TeamStore, 'isDisabled'>;
+  now?: () => number;
 }
 
 /** Sitemap URLs read per crawl: enough to fill `limit` after filtering, bounded. */
@@ -58,15 +63,21 @@ export class CrawlProcessor {
     const crawl = await store.get(crawlId);
     if (!crawl || crawl.status !== 'scraping') return;
     const log = this.deps.logger.child({ crawlId, ...(crawl.zeroDataRetention ? { zdr: true } : { url: redactUrl(crawl.url) }) });
+    if (await this.deps.teams.isDisabled(crawl.teamId)) {
+      // Nothing is fetched for a disabled team, not even robots.txt; its waiting pages fail too.
+      await coordinator.fail(crawlId, 'The team was disabled before the crawl started');
+      return;
+    }
     if (crawl.kickoffDone || crawl.kind === 'batch') {
       // A batch is seeded by the API; here only when the API died before marking it (watchdog).
       if (!crawl.kickoffDone && (await store.kickoffDone(crawlId))) await coordinator.ended(crawlId);
       else await coordinator.pump(crawlId);
       return;
     }
+    const cancel = await this.deps.cancellations.watch([crawlId]);
     try {
       const { scope, request } = crawlRules(crawl);
-      const signal = AbortSignal.any([AbortSignal.timeout(this.deps.kickoffBudgetMs), this.deps.shutdown]);
+      const signal = AbortSignal.any([AbortSignal.timeout(this.deps.kickoffBudgetMs), this.deps.shutdown, cancel.signal]);
       const robotsUserAgent = request.robotsUserAgent ?? DEFAULT_ROBOTS_USER_AGENT;
       const robots = await this.deps.discovery.robots(crawl.url, signal);
       if (!request.ignoreRobotsTxt) await store.setRobotsTxt(crawlId, robots.text);
@@ -95,6 +106,8 @@ export class CrawlProcessor {
       if (attemptsLeft > 0) throw te;
       log.error({ err, code: te.code }, 'crawl seeding failed');
       await coordinator.fail(crawlId, te.message);
+    } finally {
+      cancel.dispose();
     }
   }
 
@@ -119,8 +132,13 @@ export class CrawlProcessor {
     const request = mapRequestSchema.safeParse(job.request);
     if (!request.success) throw new UnrecoverableError(`invalid map request in job: ${request.error.message}`);
     const finishedAt = () => new Date().toISOString();
+    const cancel = await this.deps.cancellations.watch([job.jobId]);
     try {
-      const links = await this.deps.mapRunner.run(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown });
+      // Picked up past its deadline (its caller has had its 408), cancelled, or of a disabled team: not started.
+      if (cancel.signal.aborted) throw cancel.signal.reason;
+      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('MAP_TIMEOUT', 'The map could not start before its timeout');
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this map started');
+      const links = await this.deps.mapRunner.run(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown, cancel: cancel.signal });
       await this.deps.credits.charge(job.teamId, 1);
       await this.deps.results.put({
         jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: { links } },
@@ -129,6 +147,8 @@ export class CrawlProcessor {
       if (this.deps.shutdown.aborted) throw err;
       const te = TrawlError.from(err);
       await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, { zeroDataRetention: false });
+    } finally {
+      cancel.dispose();
     }
   }
 }

@@ -30,10 +30,11 @@ export interface MapRunnerOptions {
 export class MapRunner {
   constructor(private readonly opts: MapRunnerOptions) {}
 
-  async run(request: MapRequest, ctx: { deadline: number; shutdown: AbortSignal }): Promise<MapLink[]> {
+  /** `cancel` fires when the waiting caller went away: every fetch stops. */
+  async run(request: MapRequest, ctx: { deadline: number; shutdown: AbortSignal; cancel?: AbortSignal }): Promise<MapLink[]> {
     const budget = Math.max(0, ctx.deadline - Date.now());
     const stopDiscoveryAt = ctx.deadline - budget * (this.opts.reserveShare ?? 0.1);
-    const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, budget - 200)), ctx.shutdown]);
+    const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, budget - 200)), ctx.shutdown, ...(ctx.cancel ? [ctx.cancel] : [])]);
     const scope = new CrawlScope({
       seedUrl: request.url, includePaths: [], excludePaths: [], regexOnFullURL: false, crawlEntireDomain: true,
       allowSubdomains: request.includeSubdomains, allowExternalLinks: false,
@@ -60,6 +61,7 @@ export class MapRunner {
       : Promise.resolve();
     await Promise.all([sitemap, discovery]);
     if (ctx.shutdown.aborted) throw ctx.shutdown.reason;
+    if (ctx.cancel?.aborted) throw ctx.cancel.reason;
     const links = [...found.values()];
     return request.search ? rankLinks(links, request.search) : links;
   }

@@ -5,6 +5,7 @@ import type { Logger } from '@trawl/observability';
 import {
   scrapeCredits, scrapeJobSchema,
   type CachedPage, type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
+  type CancellationWatcher, type TeamStore,
 } from '@trawl/queue';
 import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
 import type { CrawlPages } from '../crawl/crawl-pages.js';
@@ -44,6 +45,8 @@ export interface ScrapeProcessorDeps {
   results: ResultStore;
   dispatcher: JobDispatcher;
   credits: CreditLedger;
+  /** Whether a job's team was disabled while the job waited: such jobs do not start. */
+  teams: Pick<TeamStore, 'isDisabled'>;
   metrics: WorkerMetrics;
   logger: Logger;
   maxResponseBytes: number;
@@ -53,6 +56,8 @@ export interface ScrapeProcessorDeps {
   hostRate: HostRateLimiter;
   /** Aborted when the process shuts down: in-flight jobs stop and go back to the queue. */
   shutdown: AbortSignal;
+  /** Cancellations of jobs (their sync caller went away) and crawls (cancelled): running work stops. */
+  cancellations: Pick<CancellationWatcher, 'watch'>;
   /** The page cache around every fetch. */
   cache: CacheStep;
   /** The `changeTracking` format. */
@@ -97,6 +102,8 @@ function parsePayload(data: unknown): { job: ScrapeJob; request: ScrapeRequest }
 export class ScrapeProcessor {
   private readonly now: () => number;
   private readonly documents: DocumentRunner;
+  /** The cancellation signal of each job this processor runs now, by job id. */
+  private readonly cancels = new Map<string, AbortSignal>();
 
   constructor(
     private readonly queue: ScrapeQueue,
@@ -114,8 +121,7 @@ export class ScrapeProcessor {
       await this.refuseInvalid(bullJob.data, err);
       throw err;
     }
-    const { request } = parsed;
-    let { job } = parsed;
+    const { request, job } = parsed;
     const log = this.deps.logger.child({
       jobId: job.jobId, queue: this.queue, attempt: bullJob.attemptsMade + 1,
       ...(job.crawl ? { crawlId: job.crawl.id } : {}),
@@ -127,6 +133,18 @@ export class ScrapeProcessor {
       await this.deps.dispatcher.release(job.teamId, job.jobId);
       return { ok: true };
     }
+    const cancel = await this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    this.cancels.set(job.jobId, cancel.signal);
+    try {
+      return await this.execute(bullJob, job, request, log, token);
+    } finally {
+      cancel.dispose();
+      this.cancels.delete(job.jobId);
+    }
+  }
+
+  /** Runs a job that has not finished yet: cache, engine, conversion, outcome; retries or fails for good. */
+  private async execute(bullJob: Job, job: ScrapeJob, request: ScrapeRequest, log: Logger, token: string | undefined): Promise<{ ok: boolean }> {
     // The documents role fetches nothing (its file was downloaded by the attempt that handed it over).
     const fetches = this.queue !== 'documents';
     // A crawl page's timeout counts from its start, not from when it was discovered.
@@ -135,6 +153,9 @@ export class ScrapeProcessor {
     if (job.admission && !job.escalation) this.deps.metrics.admissionWait.observe(job.admission.waitMs / 1000);
     let engine = this.queue === 'browser' ? 'browser' : 'http';
     try {
+      // A team disabled while its job waited: the job fails without contacting anything (jobs
+      // already running when it was disabled finish).
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
       // A crawl spends credits page by page: stop before fetching once the team has none left.
       if (job.crawl) await this.deps.credits.ensureAvailable(job.teamId, 1);
       // The cache first (an escalated job already missed it on the http role): a hit takes no host slot.
@@ -209,10 +230,17 @@ export class ScrapeProcessor {
     return this.deps.cache.lookup(job, request, signal, await this.deps.crawlPages.wantsLinks(job), log);
   }
 
+  /**
+   * The one signal each stage of a job runs under: its deadline (the request's timeout counted from
+   * admission), its cancellation and the process' shutdown. A job past its deadline or cancelled
+   * does not start the stage at all.
+   */
   private signalFor(job: ScrapeJob): { signal: AbortSignal; remaining: number } {
+    const cancelled = this.cancels.get(job.jobId);
+    if (cancelled?.aborted) throw TrawlError.from(cancelled.reason);
     const remaining = job.deadline - this.now();
     if (remaining <= 0) throw new TrawlError('SCRAPE_TIMEOUT', 'The scrape could not start before its timeout');
-    return { signal: AbortSignal.any([AbortSignal.timeout(remaining), this.deps.shutdown]), remaining };
+    return { signal: AbortSignal.any([AbortSignal.timeout(remaining), this.deps.shutdown, ...(cancelled ? [cancelled] : [])]), remaining };
   }
 
   private async run(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<RunResult> {
