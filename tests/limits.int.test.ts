@@ -43,6 +43,18 @@ describe('result limits', () => {
     expect(await redisUsedBytes()).toBeLessThan(32 * 1024 * 1024);
   });
 
+  it('answers a cyclic executeJavascript return with [Circular] in place of the cycle', async () => {
+    const r = await cluster.call('POST', '/v2/scrape', {
+      body: {
+        url: site.url('/small'),
+        formats: ['markdown'],
+        actions: [{ type: 'executeJavascript', script: "const a = { name: 'root' }; a.self = a; return a;" }],
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.data.actions.javascriptReturns).toEqual([{ type: 'object', value: { name: 'root', self: '[Circular]' } }]);
+  });
+
   it('fails a Document over TRAWL_MAX_RESULT_BYTES with RESULT_TOO_LARGE instead of storing it', async () => {
     // Each return is under the action limit (1 MiB); together they pass the Document limit.
     const r = await cluster.call('POST', '/v2/scrape', {
