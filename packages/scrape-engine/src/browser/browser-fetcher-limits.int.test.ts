@@ -17,6 +17,9 @@ function request(path: string, extra: Partial<BrowserFetchRequest> = {}): Browse
 
 const actions = (list: ActionInput[]) => list.map((a) => actionSchema.parse(a));
 
+/** Keeps a hog page open until it dies, however slowly it grows on a busy machine (no capture before). */
+const untilKilled = actions([{ type: 'wait', selector: '#never' }]);
+
 async function failure(promise: Promise<unknown>): Promise<TrawlError> {
   const err = await promise.then(() => undefined, (e: unknown) => e);
   if (!(err instanceof TrawlError)) throw new Error(`expected a TrawlError, got ${String(err)}`);
@@ -85,7 +88,7 @@ describe('BrowserFetcher limits', () => {
   });
 
   it('fails a page that fills its JavaScript heap with SCRAPE_PAGE_CRASHED; the pool serves the next page', async () => {
-    const err = await failure(fetcher.fetch(request('/heap-hog')));
+    const err = await failure(fetcher.fetch(request('/heap-hog', { actions: untilKilled })));
     expect(err.code).toBe('SCRAPE_PAGE_CRASHED');
     const next = await fetcher.fetch(request('/plain'));
     expect(next.text).toContain('Plain page');
@@ -93,7 +96,7 @@ describe('BrowserFetcher limits', () => {
   });
 
   it('kills a renderer whose memory outside the heap passes the limit', async () => {
-    const err = await failure(fetcher.fetch(request('/buffer-hog')));
+    const err = await failure(fetcher.fetch(request('/buffer-hog', { actions: untilKilled })));
     expect(err.code).toBe('SCRAPE_PAGE_CRASHED');
     expect(events.some((e) => e.type === 'page-killed')).toBe(true);
     const next = await fetcher.fetch(request('/plain'));

@@ -1,5 +1,5 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
-import type { BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
 import { detectContentKind } from '../content-kind.js';
 import type { FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
 import { DEFAULT_USER_AGENT } from '../http/http-fetcher.js';
@@ -148,14 +148,22 @@ async function overrideLanguages(context: BrowserContext, page: Page, userAgent:
  */
 function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void } {
   let refused: ErrorCode | undefined;
+  // request.frame() throws for requests without a frame (service workers): an event handler must not.
+  const isMainNavigation = (request: Request) => {
+    try {
+      return request.isNavigationRequest() && request.frame() === page.mainFrame();
+    } catch {
+      return false;
+    }
+  };
   page.on('response', (response) => {
     const request = response.request();
-    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+    if (!isMainNavigation(request)) return;
     const code = response.headers()['x-trawl-error'];
     refused = code !== undefined && isErrorCode(code) ? code : undefined;
   });
   page.on('requestfailed', (request) => {
-    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+    if (!isMainNavigation(request)) return;
     const failure = request.failure()?.errorText ?? '';
     const refusal = route?.lastRefusal;
     if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal.code;
