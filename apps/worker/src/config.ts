@@ -41,6 +41,17 @@ export const workerConfigSchema = z.object({
   TRAWL_HTML_THREADS: envInt(Math.max(1, availableParallelism() - 1), { min: 1, max: 64 }),
   /** Largest page accepted (after decompression), bytes. Default 20 MiB. */
   TRAWL_MAX_RESPONSE_BYTES: envInt(20 * 1024 * 1024, { min: 1024 }),
+  /**
+   * Largest finished Document stored (its JSON: every format, action outputs, metadata), bytes. A
+   * larger one fails with RESULT_TOO_LARGE instead of reaching Redis and the API. Default 64 MiB.
+   */
+  TRAWL_MAX_RESULT_BYTES: envInt(64 * 1024 * 1024, { min: 1024 }),
+  /**
+   * Largest `executeJavascript` return (as JSON), bytes, measured in the page before it is copied out;
+   * a larger one fails with SCRAPE_ACTION_RESULT_TOO_LARGE. Action screenshots, PDFs and `scrape` HTML
+   * are capped by TRAWL_MAX_RESPONSE_BYTES. Default 1 MiB.
+   */
+  TRAWL_MAX_ACTION_RETURN_BYTES: envInt(1024 * 1024, { min: 1024 }),
   /** User-Agent of plain HTTP scrapes when the request sets none. Default: a current desktop Chrome. */
   TRAWL_USER_AGENT: envOptionalString(),
   /** A job whose worker stops renewing its lock for this long is retried elsewhere, ms. Default 10000. */
@@ -62,6 +73,11 @@ export const workerConfigSchema = z.object({
   TRAWL_BROWSER_RECYCLE_PAGES: envInt(200, { min: 1 }),
   /** A browser is replaced when its processes use more memory than this, MiB. Default 1536. */
   TRAWL_BROWSER_MAX_RSS_MB: envInt(1536, { min: 128 }),
+  /**
+   * Memory of one page's renderer, MiB: its JavaScript heap stops there, and a renderer resident past
+   * it is killed (the job fails with SCRAPE_PAGE_CRASHED; the browser serves the next page). Default 1024.
+   */
+  TRAWL_BROWSER_PAGE_MAX_MB: envInt(1024, { min: 64, max: 65_536 }),
   /** Longest smart wait (network quiet, DOM stable) before capture, ms. Default 8000. */
   TRAWL_BROWSER_SMART_WAIT_MS: envInt(8000, { min: 0, max: 60_000 }),
   /** Extra Chromium flags, comma-separated (e.g. `--host-resolver-rules=...`). Default none. */

@@ -132,6 +132,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     teams,
     metrics,
     logger, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES,
+    maxResultBytes: config.TRAWL_MAX_RESULT_BYTES,
+    maxActionReturnBytes: config.TRAWL_MAX_ACTION_RETURN_BYTES,
     crawlPages,
     hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
     shutdown: shutdown.signal,
@@ -286,10 +288,12 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
     executablePath: config.TRAWL_CHROMIUM_PATH,
     recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,
     recycleAboveRssBytes: config.TRAWL_BROWSER_MAX_RSS_MB * 1024 * 1024,
+    pageMaxRssBytes: config.TRAWL_BROWSER_PAGE_MAX_MB * 1024 * 1024,
     extraArgs: ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', ...config.TRAWL_BROWSER_EXTRA_ARGS],
     onEvent: (event) => {
       metrics.browserEvents.inc({ event: event.type, flavor: event.flavor });
       if (event.type === 'crashed') logger.warn(event, 'browser crashed');
+      else if (event.type === 'page-killed') logger.warn(event, 'browser page killed past its memory limit');
       else logger.info(event, `browser ${event.type}`);
     },
   });

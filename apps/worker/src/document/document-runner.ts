@@ -17,6 +17,8 @@ export interface DocumentRunnerDeps {
   converter: HtmlConverter;
   dispatcher: DispatcherLike;
   maxResponseBytes: number;
+  /** Largest Document stored, bytes: parsed text longer than it fails at once with RESULT_TOO_LARGE. */
+  maxResultBytes: number;
   metrics: Pick<WorkerMetrics, 'documentPages' | 'documentsParsed'>;
   now?: () => number;
 }
@@ -144,6 +146,12 @@ export class DocumentRunner {
     } catch (err) {
       this.deps.metrics.documentsParsed.inc({ format: format === 'legacy-office' ? 'legacy' : format, outcome: TrawlError.from(err).code });
       throw err;
+    }
+    // Checked before the HTML pipeline copies it into markdown and html formats.
+    if (parsed.html.length > this.deps.maxResultBytes) {
+      throw new TrawlError('RESULT_TOO_LARGE', `The parsed document is larger than the ${this.deps.maxResultBytes} bytes this server stores`, {
+        details: { limitBytes: this.deps.maxResultBytes },
+      });
     }
     this.deps.metrics.documentsParsed.inc({ format: parsed.format, outcome: 'success' });
     this.deps.metrics.documentPages.inc({ format: parsed.format, method: 'text' }, parsed.numPages - parsed.ocrPages);

@@ -19,6 +19,7 @@ import { storeBrowserBinaries } from './browser-binaries.js';
 import { isBotWall, isJavascriptShell } from './page-signals.js';
 import type { CacheStep } from '../cache/cache-step.js';
 import { ChangeTracker } from './change-tracking.js';
+import { enforceResultSize } from './result-size.js';
 
 /** The queue a processor consumes: `scrape` (plain HTTP first), `browser` or `documents`. */
 export type ScrapeQueue = 'scrape' | 'browser' | 'documents';
@@ -50,6 +51,10 @@ export interface ScrapeProcessorDeps {
   metrics: WorkerMetrics;
   logger: Logger;
   maxResponseBytes: number;
+  /** Largest Document stored (its JSON), bytes; a larger one fails with RESULT_TOO_LARGE. */
+  maxResultBytes: number;
+  /** Largest `executeJavascript` return, bytes. */
+  maxActionReturnBytes: number;
   /** The crawl side of crawl and batch pages. */
   crawlPages: CrawlPages;
   /** Per-host request rate applied to crawl and batch pages. */
@@ -355,6 +360,7 @@ export class ScrapeProcessor {
       signal,
       timeoutMs: remaining,
       maxBytes: this.deps.maxResponseBytes,
+      maxActionReturnBytes: this.deps.maxActionReturnBytes,
       ...this.proxyFor(tier, request),
       stealth: tier === 'enhanced',
       mobile: request.mobile,
@@ -380,6 +386,9 @@ export class ScrapeProcessor {
    * free the slot.
    */
   private async finish(job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
+    const stored = enforceResultSize(outcome, this.deps.maxResultBytes);
+    if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: this.deps.maxResultBytes }, 'scrape failed');
+    outcome = stored;
     const statusCode = outcome.ok ? Number((outcome.document.metadata as { statusCode?: number } | undefined)?.statusCode ?? 200) : 0;
     const removal = outcome.ok && (outcome.document.changeTracking as { changeStatus?: string } | undefined)?.changeStatus === 'removed';
     if (job.crawl?.kind === 'crawl' && statusCode >= 400 && !removal) {

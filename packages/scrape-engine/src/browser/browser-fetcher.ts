@@ -1,5 +1,5 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
-import type { BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
 import { detectContentKind } from '../content-kind.js';
 import type { FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
 import { DEFAULT_USER_AGENT } from '../http/http-fetcher.js';
@@ -40,6 +40,8 @@ export interface BrowserFetchRequest extends FetchRequest {
   storageState?: StorageState;
   /** Return the context's storage state at the end (a profile that saves changes). */
   captureStorageState?: boolean;
+  /** Largest `executeJavascript` return (as JSON), bytes. Default 1 MiB. Screenshots, PDFs and HTML are capped by `maxBytes`. */
+  maxActionReturnBytes?: number;
 }
 
 /** What a browser fetch produced beyond the page itself. */
@@ -85,6 +87,8 @@ export interface BrowserFetcherOptions {
 
 /** Time kept back from the deadline for capture and conversion after the waits, ms. */
 const CAPTURE_RESERVE_MS = 1500;
+/** Default of {@link BrowserFetchRequest.maxActionReturnBytes}. */
+const DEFAULT_MAX_ACTION_RETURN_BYTES = 1024 * 1024;
 
 /** Splits a Cookie header into cookies for the target's host (they then survive redirects on it). */
 export function cookiesFromHeader(header: string, url: string): Array<{ name: string; value: string; url: string }> {
@@ -136,6 +140,48 @@ async function overrideLanguages(context: BrowserContext, page: Page, userAgent:
   const cdp = await context.newCDPSession(page);
   // The session stays attached: detaching it would drop the override. It ends with the page.
   await cdp.send('Emulation.setUserAgentOverride', { userAgent, acceptLanguage: languages.join(',') });
+}
+
+/**
+ * Follows the main frame's navigations after the first: the last one refused by the egress (an
+ * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
+ * the http engine reports it. Refused subresources are not followed: the page is fine without them.
+ */
+function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void } {
+  let refused: ErrorCode | undefined;
+  // request.frame() throws for requests without a frame (service workers): an event handler must not.
+  const isMainNavigation = (request: Request) => {
+    try {
+      return request.isNavigationRequest() && request.frame() === page.mainFrame();
+    } catch {
+      return false;
+    }
+  };
+  page.on('response', (response) => {
+    const request = response.request();
+    if (!isMainNavigation(request)) return;
+    const code = response.headers()['x-trawl-error'];
+    refused = code !== undefined && isErrorCode(code) ? code : undefined;
+  });
+  page.on('requestfailed', (request) => {
+    if (!isMainNavigation(request)) return;
+    const failure = request.failure()?.errorText ?? '';
+    const refusal = route?.lastRefusal;
+    if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal.code;
+  });
+  return {
+    throwIfRefused() {
+      if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
+    },
+  };
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The redirect hops of a navigation, oldest first, final URL last (empty without redirects). */
@@ -198,17 +244,28 @@ export class BrowserFetcher implements Fetcher {
     const route = this.options.egress ? await this.options.egress.openRoute(req.proxy ?? null) : undefined;
     if (route) contextOptions.proxy = egressContextProxy(route.url);
     else if (req.proxy) contextOptions.proxy = upstreamProxy(req.proxy);
+    // A crashed renderer (out of memory, or killed by the pool past its cap) leaves page calls and
+    // waits hanging: the crash aborts the whole fetch, with its own code as the reason.
+    const crash = new AbortController();
+    const signal = AbortSignal.any([req.signal, crash.signal]);
+    const run = { ...req, signal };
     try {
-      return await this.options.pool.withContext({ flavor, contextOptions, signal: req.signal }, async (context) => {
+      return await this.options.pool.withContext({ flavor, contextOptions, signal }, async (context) => {
         if (cookie) await context.addCookies(cookiesFromHeader(cookie, req.url));
         const sessions: BrowserPluginSession[] = [];
         for (const plugin of this.plugins.filter((p) => p.enabled(req))) sessions.push(await plugin.attach(context));
         const network = new NetworkTracker(context);
         const page = await context.newPage();
+        // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.
+        context.on('page', (other) => { if (other !== page) void other.close().catch(() => undefined); });
+        page.on('crash', () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)')));
+        const mainFrame = watchMainFrame(page, route);
         await overrideLanguages(context, page, contextOptions.userAgent, emulation.languages);
-        const response = await this.navigate(page, req, remaining, route);
+        const response = await this.navigate(page, run, remaining, route);
         const ttfbMs = Date.now() - started;
-        const result = await this.render(page, network, response, req, { remaining, sessions });
+        const result = await this.render(page, network, response, run, { remaining, sessions });
+        // A later navigation of the page itself (script, meta refresh) to a refused address.
+        mainFrame.throwIfRefused();
         return {
           ...result,
           requestedUrl: req.url,
@@ -220,7 +277,7 @@ export class BrowserFetcher implements Fetcher {
         };
       });
     } catch (err) {
-      if (req.signal.aborted) throw abortError(req.signal);
+      if (signal.aborted) throw abortError(signal);
       throw err;
     } finally {
       await route?.close();
@@ -273,11 +330,17 @@ export class BrowserFetcher implements Fetcher {
     for (const session of ctx.sessions) await session.beforeCapture?.(page, { budgetMs: budget(5000), signal: req.signal });
     if (req.waitForMs) await abortableDelay(budget(req.waitForMs), req.signal);
     const actions = req.actions?.length
-      ? await runActions(req.actions, { page, network, signal: req.signal, remaining: ctx.remaining })
+      ? await runActions(req.actions, {
+        page, network, signal: req.signal, remaining: ctx.remaining,
+        maxReturnBytes: req.maxActionReturnBytes ?? DEFAULT_MAX_ACTION_RETURN_BYTES, maxOutputBytes: req.maxBytes,
+      })
       : undefined;
     const screenshot = req.screenshot ? await takeScreenshot(page, { ...req.screenshot, timeoutMs: ctx.remaining() }) : undefined;
-    const captured = await capturePage(page);
-    if (Buffer.byteLength(captured.html) > req.maxBytes) {
+    if (screenshot && screenshot.data.length > req.maxBytes) {
+      throw new TrawlError('RESULT_TOO_LARGE', `The screenshot is larger than ${req.maxBytes} bytes`, { details: { part: 'screenshot', limitBytes: req.maxBytes } });
+    }
+    const captured = await capturePage(page, { maxBytes: req.maxBytes });
+    if (captured.html === undefined) {
       throw new TrawlError('SCRAPE_TOO_LARGE', `The rendered page is larger than ${req.maxBytes} bytes`);
     }
     return {

@@ -33,6 +33,15 @@ export interface BrowserPoolOptions {
   extraArgs?: readonly string[];
   /** Time allowed for Chromium to start, ms. Default 30000. */
   launchTimeoutMs?: number;
+  /**
+   * Most memory one renderer (the pages of one context) may use, bytes: its JavaScript heap is
+   * limited to it, and a renderer whose resident memory passes it (ArrayBuffers, DOM, images) is
+   * killed; its page crashes and its job fails with SCRAPE_PAGE_CRASHED while the browser lives on.
+   * Default 1 GiB.
+   */
+  pageMaxRssBytes?: number;
+  /** How often renderers' memory is read while contexts are open, ms. Default 500. */
+  pageWatchIntervalMs?: number;
   /** Called when a browser crashed or was recycled (metrics and logs). */
   onEvent?: (event: BrowserPoolEvent) => void;
 }
@@ -40,7 +49,8 @@ export interface BrowserPoolOptions {
 export type BrowserPoolEvent =
   | { type: 'launched'; flavor: BrowserFlavor; pid: number | undefined; ms: number }
   | { type: 'crashed'; flavor: BrowserFlavor; pid: number | undefined }
-  | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' };
+  | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' }
+  | { type: 'page-killed'; flavor: BrowserFlavor; pid: number; rssBytes: number };
 
 /** Counters of the pool, for metrics and tests. */
 export interface BrowserPoolStats {
@@ -49,6 +59,8 @@ export interface BrowserPoolStats {
   launches: number;
   crashes: number;
   recycles: number;
+  /** Renderers killed past the page memory limit. */
+  pagesKilled: number;
 }
 
 interface BrowserEntry {
@@ -76,7 +88,11 @@ export class BrowserPool {
   private readonly launchTimeoutMs: number;
   private readonly current = new Map<BrowserFlavor, BrowserEntry>();
   private readonly entries = new Set<BrowserEntry>();
-  private readonly counters = { launches: 0, crashes: 0, recycles: 0 };
+  private readonly counters = { launches: 0, crashes: 0, recycles: 0, pagesKilled: 0 };
+  private readonly pageMaxRssBytes: number;
+  private readonly pageWatchIntervalMs: number;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private watching = false;
   private closed = false;
   /** playwright-extra launcher with the stealth plugin, made on first use of the stealth flavor. */
   private stealthLauncher: ReturnType<typeof addExtra<typeof chromium>> | undefined;
@@ -87,6 +103,8 @@ export class BrowserPool {
     this.recycleAboveRssBytes = options.recycleAboveRssBytes ?? 1.5 * 1024 ** 3;
     this.extraArgs = options.extraArgs ?? [];
     this.launchTimeoutMs = options.launchTimeoutMs ?? 30_000;
+    this.pageMaxRssBytes = options.pageMaxRssBytes ?? 1024 ** 3;
+    this.pageWatchIntervalMs = options.pageWatchIntervalMs ?? 500;
   }
 
   /**
@@ -101,6 +119,7 @@ export class BrowserPool {
     if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'The browser pool is shutting down', { retryable: true });
     opts.signal.throwIfAborted();
     const entry = this.acquire(opts.flavor);
+    this.startWatch();
     let context: BrowserContext | undefined;
     const onAbort = () => { void context?.close().catch(() => undefined); };
     try {
@@ -131,6 +150,7 @@ export class BrowserPool {
   /** Closes every browser (waiting for none of the running jobs: their contexts die with it). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWatch();
     await Promise.all([...this.entries].map((e) => this.closeEntry(e)));
   }
 
@@ -156,7 +176,16 @@ export class BrowserPool {
     entry.browser = launcher
       .launch({
         executablePath: this.executablePath,
-        args: [...CHROMIUM_ARGS, ...this.extraArgs],
+        args: [
+          ...CHROMIUM_ARGS,
+          // The JavaScript heap of a page stops at the page limit (the renderer then dies of OOM).
+          `--js-flags=--max-old-space-size=${Math.max(16, Math.floor(this.pageMaxRssBytes / 1024 ** 2))}`,
+          ...this.extraArgs,
+        ],
+        // Chromium's popup blocker stays on (Playwright turns it off): a page cannot open windows
+        // without a user gesture, so a thousand window.open calls open nothing. Popups an action's
+        // click opens are closed by the fetcher.
+        ignoreDefaultArgs: ['--disable-popup-blocking'],
         timeout: this.launchTimeoutMs,
         handleSIGINT: false,
         handleSIGTERM: false,
@@ -210,6 +239,42 @@ export class BrowserPool {
       if (rss > this.recycleAboveRssBytes) this.retire(entry, 'memory');
     }
     if ((entry.retiring || this.closed) && entry.active === 0) await this.closeEntry(entry);
+    if (this.stats().contexts === 0) this.stopWatch();
+  }
+
+  /** Reads renderers' memory every `pageWatchIntervalMs` while any context is open. */
+  private startWatch(): void {
+    if (this.watchTimer) return;
+    this.watchTimer = setInterval(() => {
+      if (this.watching) return;
+      this.watching = true;
+      void this.killOversizedRenderers().finally(() => { this.watching = false; });
+    }, this.pageWatchIntervalMs);
+    this.watchTimer.unref();
+  }
+
+  private stopWatch(): void {
+    clearInterval(this.watchTimer);
+    this.watchTimer = undefined;
+  }
+
+  /**
+   * Kills every renderer of our browsers above the page limit. Chromium never shares a renderer
+   * between contexts, so only the offending job's page crashes; the browser process survives.
+   */
+  private async killOversizedRenderers(): Promise<void> {
+    const roots = new Map<number, BrowserFlavor>();
+    for (const e of this.entries) if (e.pid !== undefined && !e.closing) roots.set(e.pid, e.flavor);
+    if (roots.size === 0) return;
+    for (const proc of await oversizedDescendants(roots, this.pageMaxRssBytes)) {
+      try {
+        process.kill(proc.pid, 'SIGKILL');
+      } catch {
+        continue; // exited meanwhile
+      }
+      this.counters.pagesKilled += 1;
+      this.options.onEvent?.({ type: 'page-killed', flavor: proc.flavor, pid: proc.pid, rssBytes: proc.rssBytes });
+    }
   }
 
   private async closeEntry(entry: BrowserEntry): Promise<void> {
@@ -254,6 +319,26 @@ async function readProcTable(): Promise<ProcEntry[]> {
       // The process exited while we read.
     }
   }));
+  return out;
+}
+
+/** Renderer processes below one of `roots` (browser pid -> flavor) resident above `maxBytes`. */
+async function oversizedDescendants(roots: Map<number, BrowserFlavor>, maxBytes: number): Promise<Array<{ pid: number; flavor: BrowserFlavor; rssBytes: number }>> {
+  const table = await readProcTable();
+  const parent = new Map(table.map((p) => [p.pid, p.ppid]));
+  const out: Array<{ pid: number; flavor: BrowserFlavor; rssBytes: number }> = [];
+  for (const proc of table) {
+    if (proc.rssBytes <= maxBytes) continue;
+    let flavor: BrowserFlavor | undefined;
+    for (let p: number | undefined = proc.ppid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops += 1) {
+      flavor = roots.get(p);
+      if (flavor) break;
+    }
+    if (!flavor) continue;
+    // Only renderers: the GPU, network and utility processes are the browser's, not a page's.
+    const cmdline = await readFile(`/proc/${proc.pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes('--type=renderer')) out.push({ pid: proc.pid, flavor, rssBytes: proc.rssBytes });
+  }
   return out;
 }
 

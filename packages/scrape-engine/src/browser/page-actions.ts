@@ -28,6 +28,10 @@ export interface ActionRunContext {
   signal: AbortSignal;
   /** ms left before the job's deadline. */
   remaining: () => number;
+  /** Largest `executeJavascript` return (as JSON), bytes. */
+  maxReturnBytes: number;
+  /** Largest screenshot, PDF or `scrape` HTML an action may produce, bytes. */
+  maxOutputBytes: number;
 }
 
 function actionError(index: number, action: Action, message: string, cause?: unknown): TrawlError {
@@ -60,20 +64,79 @@ export async function takeScreenshot(
 }
 
 /**
+ * Page-side serializer of an `executeJavascript` result (`v`): JSON, with a reference back to an
+ * ancestor written as `"[Circular]"` (a shared, non-cyclic reference is written out each time) and
+ * BigInts as strings. It counts what it writes and stops as soon as the result passes `limit`
+ * characters, so a 150 MiB string is never copied, never crosses the debugger protocol and never
+ * reaches the worker. Self-contained page-side source (no closures over Node).
+ */
+function serializeInPage(limit: number): string {
+  return `((v) => {
+    const type = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+    const over = {};
+    const ancestors = [];
+    let size = 0;
+    const replacer = function (key, value) {
+      if (typeof value === 'bigint') value = value.toString();
+      if (typeof value === 'object' && value !== null) {
+        while (ancestors.length && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+        if (ancestors.includes(value)) return '[Circular]';
+        ancestors.push(value);
+      }
+      size += key.length + (typeof value === 'string' ? value.length : 8);
+      if (size > ${limit}) throw over;
+      return value;
+    };
+    let json;
+    try { json = JSON.stringify(v === undefined ? null : v, replacer); }
+    catch (e) { if (e === over) return { type, tooLarge: true }; throw e; }
+    if (json !== undefined && json.length > ${limit}) return { type, tooLarge: true };
+    return { type, json: json === undefined ? 'null' : json };
+  })`;
+}
+
+type SerializedReturn = { type: string; json?: string; tooLarge?: boolean };
+
+/**
  * Runs `script` in the page and reports `{type, value}`. A single expression returns its value; a
  * statement list returns what its `return` says. Runs through the debugger protocol, so a page's
- * Content-Security-Policy cannot forbid it.
+ * Content-Security-Policy cannot forbid it. The value is serialized in the page (cycles written as
+ * `"[Circular]"`) and refused past `maxBytes`.
  */
-async function executeJavascript(page: Page, script: string): Promise<{ type: string; value: unknown }> {
-  const describe = "(v) => ({ type: v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v, value: v === undefined ? null : v })";
-  const asExpression = `(async () => (\n${script}\n))().then(${describe})`;
-  const asBody = `(async () => {\n${script}\n})().then(${describe})`;
+async function executeJavascript(page: Page, script: string, maxBytes: number, index: number): Promise<{ type: string; value: unknown }> {
+  const serialize = serializeInPage(maxBytes);
+  const asExpression = `(async () => (\n${script}\n))().then(${serialize})`;
+  const asBody = `(async () => {\n${script}\n})().then(${serialize})`;
+  let out: SerializedReturn | undefined;
   try {
-    return await page.evaluate<{ type: string; value: unknown }>(asExpression);
+    out = await page.evaluate<SerializedReturn>(asExpression);
   } catch (err) {
     if (!/SyntaxError/.test(String((err as Error).message))) throw err;
   }
-  return page.evaluate<{ type: string; value: unknown }>(asBody);
+  out ??= await page.evaluate<SerializedReturn>(asBody);
+  // Characters were counted in the page; UTF-8 may take up to three bytes for one.
+  if (out.tooLarge || out.json === undefined || Buffer.byteLength(out.json) > maxBytes) {
+    throw tooLarge(index, 'executeJavascript', maxBytes);
+  }
+  return { type: out.type, value: JSON.parse(out.json) as unknown };
+}
+
+function tooLarge(index: number, type: Action['type'], limitBytes: number): TrawlError {
+  return new TrawlError('SCRAPE_ACTION_RESULT_TOO_LARGE', `Action ${index} (${type}) produced more than ${limitBytes} bytes`, {
+    details: { index, type, limitBytes },
+  });
+}
+
+/** An action's binary (screenshot, PDF), refused past the limit. */
+function capped(binary: BrowserBinary, index: number, type: Action['type'], limitBytes: number): BrowserBinary {
+  if (binary.data.length > limitBytes) throw tooLarge(index, type, limitBytes);
+  return binary;
+}
+
+async function scrapeAction(ctx: ActionRunContext, index: number): Promise<{ url: string; html: string }> {
+  const captured = await capturePage(ctx.page, { maxBytes: ctx.maxOutputBytes });
+  if (captured.html === undefined) throw tooLarge(index, 'scrape', ctx.maxOutputBytes);
+  return { url: captured.url, html: captured.html };
 }
 
 async function settle(ctx: ActionRunContext): Promise<void> {
@@ -136,19 +199,19 @@ export async function runActions(actions: readonly Action[], ctx: ActionRunConte
           await settle(ctx);
           break;
         case 'screenshot':
-          out.screenshots.push(await takeScreenshot(ctx.page, { ...action, timeoutMs: ctx.remaining() }));
+          out.screenshots.push(capped(await takeScreenshot(ctx.page, { ...action, timeoutMs: ctx.remaining() }), index, action.type, ctx.maxOutputBytes));
           break;
         case 'scrape':
-          out.scrapes.push(await capturePage(ctx.page));
+          out.scrapes.push(await scrapeAction(ctx, index));
           break;
         case 'executeJavascript':
-          out.javascriptReturns.push(await executeJavascript(ctx.page, action.script));
+          out.javascriptReturns.push(await executeJavascript(ctx.page, action.script, ctx.maxReturnBytes, index));
           break;
         case 'pdf':
-          out.pdfs.push({
+          out.pdfs.push(capped({
             data: await ctx.page.pdf({ format: action.format, landscape: action.landscape, scale: action.scale, printBackground: true }),
             contentType: 'application/pdf',
-          });
+          }, index, action.type, ctx.maxOutputBytes));
           break;
       }
     } catch (err) {

@@ -54,8 +54,12 @@ const SERIALIZE_DOCUMENT = String.raw`(() => {
   return doctype + out.join('');
 })()`;
 
-/** The page's current URL and HTML, shadow DOM included. */
-export async function capturePage(page: Page): Promise<{ url: string; html: string }> {
-  const html = await page.evaluate<string>(SERIALIZE_DOCUMENT);
-  return { url: page.url(), html };
+/**
+ * The page's current URL and HTML, shadow DOM included; `html` is undefined when the HTML is longer
+ * than `maxBytes`. The length is checked in the page, so an oversized document never crosses the
+ * debugger protocol (UTF-8 bytes are then checked here).
+ */
+export async function capturePage(page: Page, opts: { maxBytes: number }): Promise<{ url: string; html: string | undefined }> {
+  const html = await page.evaluate<string | null>(`((html) => html.length > ${opts.maxBytes} ? null : html)(${SERIALIZE_DOCUMENT})`);
+  return { url: page.url(), html: html === null || Buffer.byteLength(html) > opts.maxBytes ? undefined : html };
 }
