@@ -1,6 +1,8 @@
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, type ErrorCode } from './error-codes.js';
 export { TrawlError, isErrorData, type ErrorData, type TrawlErrorOptions } from './trawl-error.js';
 export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
+export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, jsonDepthExceeds, metadataSchema } from './bounded-json.js';
+export { MAX_REQUEST_HEADERS, requestHeadersSchema } from './request-headers.js';
 export {
   FORMAT_NAMES,
   FORMAT_TYPES,
