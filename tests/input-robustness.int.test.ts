@@ -131,11 +131,11 @@ describe('bad input in paths and options is a 4xx naming it', () => {
   const hook = '"url":"http://127.0.0.1:9/hook"';
 
   it.each([
-    ['auditMetadata', 'POST', '/v2/scrape', `{${target},"auditMetadata":${deep(30)}}`],
-    ['auditMetadata', 'POST', '/v2/map', `{${target},"auditMetadata":${deep(30)}}`],
+    ['auditMetadata', 'POST', '/v2/scrape', `{${target},"timeout":1000,"auditMetadata":${deep(30)}}`],
+    ['auditMetadata', 'POST', '/v2/map', `{${target},"timeout":1000,"auditMetadata":${deep(30)}}`],
     ['webhook.metadata', 'POST', '/v2/crawl', `{${target},"webhook":{${hook},"metadata":${deep(30)}}}`],
     ['webhook.metadata', 'POST', '/v2/batch/scrape', `{"urls":["http://127.0.0.1:9/"],"webhook":{${hook},"metadata":${deep(30)}}}`],
-    ['auditMetadata', 'POST', '/v2/scrape', `{${target},"auditMetadata":{"big":"${'x'.repeat(64 * 1024)}"}}`],
+    ['auditMetadata', 'POST', '/v2/scrape', `{${target},"timeout":1000,"auditMetadata":{"big":"${'x'.repeat(64 * 1024)}"}}`],
   ])('metadata nested or sized past its bound is a 400 naming %s (%s %s)', async (field, method, path, raw) => {
     const res = await cluster.call(method, path, { raw });
     expect(res.status).toBe(400);
@@ -144,7 +144,7 @@ describe('bad input in paths and options is a 4xx naming it', () => {
   });
 
   it.each([
-    ['POST', '/v2/scrape', `{${target},"auditMetadata":${deep(5000)}}`],
+    ['POST', '/v2/scrape', `{${target},"timeout":1000,"auditMetadata":${deep(5000)}}`],
     ['POST', '/v2/crawl', `{${target},"webhook":{${hook},"metadata":${deep(5000)}}}`],
     ['POST', '/v2/monitor', `{"name":"m","schedule":{"cron":"0 * * * *"},"targets":[{"type":"scrape","urls":["http://127.0.0.1:9/"]}],"webhook":{${hook},"metadata":${deep(5000)}}}`],
     ['POST', '/v2/map', `{${target},"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`],
@@ -166,7 +166,7 @@ describe('bad input in paths and options is a 4xx naming it', () => {
   ])('scrape option header %j: %j is a 400 naming the header', async (name, value) => {
     for (const path of ['/v2/scrape', '/v2/batch/scrape']) {
       const body = path === '/v2/scrape'
-        ? { url: 'http://127.0.0.1:9/', headers: { [name]: value } }
+        ? { url: 'http://127.0.0.1:9/', timeout: 1000, headers: { [name]: value } }
         : { urls: ['http://127.0.0.1:9/'], headers: { [name]: value } };
       const res = await cluster.call('POST', path, { body });
       expect(res.status).toBe(400);

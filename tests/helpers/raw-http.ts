@@ -13,7 +13,7 @@ export interface RawExchange {
  * (`end: 'read'`), or destroys the socket at once (`end: 'destroy'`: an aborted upload). Resolves with
  * what was read; never rejects on a reset (a cut connection is a result, not a test failure).
  */
-export function rawExchange(port: number, parts: ReadonlyArray<string | Buffer>, opts: { end: 'read' | 'destroy' | 'respond' }): Promise<RawExchange> {
+export function rawExchange(port: number, parts: ReadonlyArray<string | Buffer>, opts: { end: 'read' | 'destroy' | 'respond' | 'wait' }): Promise<RawExchange> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
