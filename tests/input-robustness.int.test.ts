@@ -181,3 +181,25 @@ describe('bad input in paths and options is a 4xx naming it', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('the crawl WebSocket stream with bad handshakes', () => {
+  const upgrade = (path: string, extra: Record<string, string>) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n`
+    + `Sec-WebSocket-Version: 13\r\n${Object.entries(extra).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+
+  it('answers 4xx to malformed paths, keys and handshakes, survives aborted ones, and keeps serving', async () => {
+    const key = { 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', Authorization: `Bearer ${BOOT_KEY}` };
+    for (const [path, headers, status] of [
+      ['/v2/crawl/%E0%A4%A', key, 400],
+      ['/v2/crawl/not-a-uuid', key, 400],
+      [`/v2/crawl/${ID}`, { 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' }, 401],
+      [`/v2/crawl/${ID}`, key, 404],
+      ['/v2/elsewhere', key, 404],
+    ] as const) {
+      const res = await rawExchange(port, [upgrade(path, headers)], { end: 'read' });
+      expect([path, res.status]).toEqual([path, status]);
+    }
+    await rawExchange(port, [upgrade(`/v2/crawl/${ID}`, key).slice(0, 60)], { end: 'destroy' });
+    await rawExchange(port, [upgrade(`/v2/crawl/${ID}`, key)], { end: 'destroy' });
+    await expectAlive();
+  });
+});

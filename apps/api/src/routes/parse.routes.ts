@@ -75,8 +75,15 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
     bb.on('file', (name, stream: Readable, info) => {
       // busboy fails a part's stream when the body ends inside it (no closing boundary), possibly
       // before anything reads it (the store is still waiting on Redis): an unheard 'error' would kill
-      // the process. Listen at once, on every part.
-      stream.on('error', (err) => fail(new TrawlError('BAD_REQUEST', `Malformed multipart body: ${err.message}`)));
+      // the process. Listen at once, on every part; the part being stored reports through the store,
+      // whose own errors (a file too large) come first.
+      const stored = name === 'file' && !result.upload && !storing;
+      let partError: Error | undefined;
+      const malformed = (err: Error) => new TrawlError('BAD_REQUEST', `Malformed multipart body: ${err.message}`);
+      stream.on('error', (err) => {
+        partError = err;
+        if (!stored) fail(malformed(err));
+      });
       if (name === 'options') {
         // `-F options=@options.json` sends the options as a file part: read it as text.
         const chunks: Buffer[] = [];
@@ -91,7 +98,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
         });
         return;
       }
-      if (name !== 'file' || result.upload || storing) {
+      if (!stored) {
         stream.resume();
         return;
       }
@@ -105,7 +112,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
         },
         (err: unknown) => {
           stream.resume();
-          fail(err);
+          fail(!(err instanceof TrawlError) && partError ? malformed(partError) : err);
         },
       );
     });
