@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   }));
   app.use('/admin', adminAuth(config.TRAWL_ADMIN_KEY, deps.teams));
   if (config.TRAWL_QUEUE_UI) app.use(QUEUE_BOARD_PATH, queueBoard(deps.queues, { readOnly: config.TRAWL_QUEUE_UI_READ_ONLY }));
-  app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   const scrape = new ScrapeService({
     dispatcher: deps.dispatcher,
     waiter: deps.waiter,
@@ -89,19 +89,19 @@ export function createApp(deps: AppDeps): Express {
   // Blob URLs carry their own signature instead of an API key.
   app.use(blobRoutes({ store: deps.blobs }));
   app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
-  app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
+  app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(parseRoutes({
     scrape, limiter: deps.limiter, credits: deps.credits, documentBodies: deps.documentBodies,
-    enabled: config.TRAWL_DOCUMENTS_ENABLED, maxOptionsBytes: config.TRAWL_MAX_BODY_BYTES, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES,
+    enabled: config.TRAWL_DOCUMENTS_ENABLED, maxOptionsBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES,
   }));
   const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
-  app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
+  app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   const maps = new MapService({
     queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits, cancellations: deps.cancellations,
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
-  app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES }));
-  app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, ...publicUrl }));
+  app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
+  app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));
   app.use(notFound());
   app.use(errorHandler());

@@ -26,6 +26,25 @@ export const apiConfigSchema = z.object({
   TRAWL_BOOTSTRAP_API_KEY: envOptionalString(),
   /** Largest accepted request body, bytes. Default 10 MiB. */
   TRAWL_MAX_BODY_BYTES: envInt(10 * 1024 * 1024, { min: 1024 }),
+  /** Deepest nesting of a JSON request body (objects and arrays); deeper is 400 BAD_REQUEST. Default 64. */
+  TRAWL_MAX_JSON_DEPTH: envInt(64, { min: 8, max: 1000 }),
+  /** Time a client has to send a request's headers, ms; then 408 and the connection closes. Default 20000. */
+  TRAWL_HEADERS_TIMEOUT_MS: envInt(20_000, { min: 1000 }),
+  /**
+   * Time a client has to send a whole request, headers and body, ms; then 408 and the connection closes
+   * (Node's `requestTimeout`: it ends when the request is received, so a sync scrape answering minutes
+   * later is not cut). At least TRAWL_HEADERS_TIMEOUT_MS. Default 120000 (a 50 MiB upload at ~4 Mbit/s).
+   */
+  TRAWL_BODY_TIMEOUT_MS: envInt(120_000, { min: 1000 }),
+  /** How long an idle keep-alive connection stays open between requests, ms. Default 65000 (above load balancers' 60 s). */
+  TRAWL_IDLE_TIMEOUT_MS: envInt(65_000, { min: 1000 }),
+  /**
+   * Open connections one client address may hold; more are answered 429 TOO_MANY_CONNECTIONS and
+   * closed. 0 turns the cap off. Counted per socket address: behind a reverse proxy (TRAWL_TRUST_PROXY)
+   * every connection comes from the proxy, so raise it above the proxy's pool or set 0 and cap at the
+   * proxy. Default 256.
+   */
+  TRAWL_MAX_CONNECTIONS_PER_CLIENT: envInt(256, { min: 0 }),
   /** Waiting jobs a team may have before 429. Default 10000. */
   TRAWL_BACKLOG_CAP: envInt(10_000, { min: 1 }),
   /** How long finished scrape results can be fetched again, seconds. Default 86400. */

@@ -24,6 +24,7 @@ import {
   MonitorScheduler, MonitorStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import { createApp } from './app.js';
+import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
 import { CrawlService } from './services/crawl.service.js';
 import { MonitorService } from './services/monitor.service.js';
@@ -115,12 +116,15 @@ export async function startApi(
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });
-  const server = createServer(app);
+  // Request timeouts are checked this often: a fraction of the shortest, so they fire near their value.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, Math.floor(config.TRAWL_HEADERS_TIMEOUT_MS / 4)) }, app);
   const wss = attachCrawlStream(server, { teams, crawls, store: crawlStore, hub, logger });
-  // Sync scrapes may legitimately take up to 300 s plus grace; keep Node from cutting them.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
+  guardConnections(server, {
+    headersTimeoutMs: config.TRAWL_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config.TRAWL_BODY_TIMEOUT_MS,
+    idleTimeoutMs: config.TRAWL_IDLE_TIMEOUT_MS,
+    maxConnectionsPerClient: config.TRAWL_MAX_CONNECTIONS_PER_CLIENT,
+  }, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { metadataSchema } from './bounded-json.js';
 import { documentSchema } from './document.js';
+import { requestHeadersSchema } from './request-headers.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
 import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { pathPatternListSchema } from './path-pattern.js';
@@ -165,9 +167,9 @@ export const mapRequestSchema = z
     /** Deadline of the whole map, ms. Default 60000. */
     timeout: z.number().int().min(1_000).max(300_000).optional(),
     location: scrapeOptionsObjectSchema.shape.location,
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: requestHeadersSchema.optional(),
     threatProtection: scrapeOptionsObjectSchema.shape.threatProtection,
-    auditMetadata: z.record(z.string(), z.unknown()).optional(),
+    auditMetadata: metadataSchema.optional(),
     ...clientTagFields,
   })
   .meta({ id: 'MapRequest' });

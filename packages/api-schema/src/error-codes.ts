@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: 'The request body is larger than the configured limit.',
   RATE_LIMITED: 'The team sent more requests per minute than its limit; see Retry-After.',
   CONCURRENCY_BACKLOG_FULL: 'The team\'s concurrency backlog is full; retry later.',
+  TOO_MANY_CONNECTIONS: 'This client address holds more open connections than the server allows (TRAWL_MAX_CONNECTIONS_PER_CLIENT); close some, retry later.',
   SCRAPE_TIMEOUT: 'The scrape did not finish (or could not start) within its timeout.',
   MAP_TIMEOUT: 'The map did not finish within its timeout.',
   SCRAPE_DNS_RESOLUTION_ERROR: 'The target host name could not be resolved.',

@@ -10,6 +10,8 @@ export {
   type PathPatternCheck,
 } from './path-pattern.js';
 export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
+export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, jsonDepthExceeds, metadataSchema } from './bounded-json.js';
+export { MAX_REQUEST_HEADERS, requestHeadersSchema } from './request-headers.js';
 export {
   FORMAT_NAMES,
   FORMAT_TYPES,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MAX_TOTAL_WAIT_MS, actionListSchema, totalActionWaitMs, type Action } from './actions.js';
+import { metadataSchema } from './bounded-json.js';
 import { formatListSchema } from './formats.js';
+import { requestHeadersSchema } from './request-headers.js';
 import { joinBranchIssues } from './validation-issues.js';
 
 /** Default `maxAge`: 2 days, in ms. */
@@ -85,7 +87,7 @@ export const scrapeOptionsObjectSchema = z.strictObject({
   /** Output formats; default `[{type:'markdown'}]`. */
   formats: formatListSchema.default(() => [{ type: 'markdown' as const }]),
   /** Headers sent with the request (cookies, user-agent...). Non-empty forces `storeInCache` false. */
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: requestHeadersSchema.optional(),
   /** Tags/selectors to keep. */
   includeTags: z.array(z.string()).optional(),
   /** Tags/selectors to drop. */
@@ -132,7 +134,7 @@ export const scrapeOptionsObjectSchema = z.strictObject({
   /** Mask personal data in the markdown: true for defaults, or an options object. Default false. */
   redactPII: z.union([z.boolean(), redactPIIOptionsSchema]).default(false),
   /** Opaque caller metadata, recorded with the job. */
-  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  auditMetadata: metadataSchema.optional(),
   /** Threat protection override. */
   threatProtection: threatProtectionSchema.optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataSchema } from './bounded-json.js';
 
 /** Every event a webhook can receive, `<job kind>.<event>`. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -71,7 +72,7 @@ const webhookObjectSchema = z.strictObject({
   /** Sent with every delivery (e.g. an `Authorization` of the receiver). */
   headers: webhookHeadersSchema.optional(),
   /** Echoed in every payload's `metadata`. */
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: metadataSchema.optional(),
   /** Events to send; full types or `started`, `page`, `completed`, `failed`. Default: every event. */
   events: z.array(z.enum([...WEBHOOK_EVENT_TYPES, ...WEBHOOK_SHORT_EVENTS])).optional(),
 });

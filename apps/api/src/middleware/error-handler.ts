@@ -4,17 +4,35 @@ import { TrawlError } from '@trawl/api-schema';
 import { ERROR_STATUS, SPEC_MESSAGES } from '../error-status.js';
 import { locals } from '../request-context.js';
 
-/** Errors thrown by express's body parser carry a `type`. */
+/**
+ * Errors of the request itself raised before a route runs: express's body parser (they carry a
+ * `type`, or only a 4xx `status` when the body's Content-Encoding does not decode), and the router's
+ * path-parameter decoding (a URIError with status 400 for malformed percent-encoding).
+ */
 function fromBodyParser(err: unknown): TrawlError | null {
-  const e = err as { type?: string; limit?: number; status?: number };
+  const e = err as { type?: string; limit?: number; status?: number; expose?: boolean };
+  if (err instanceof URIError && e.status === 400) {
+    return new TrawlError('BAD_REQUEST', 'Malformed percent-encoding in the request path', { cause: err });
+  }
   if (e?.type === 'entity.parse.failed') {
     return new TrawlError('BAD_REQUEST_INVALID_JSON', 'Invalid JSON in request body', { cause: err });
+  }
+  if (e?.type === 'entity.too.deep') {
+    return new TrawlError('BAD_REQUEST', (err as Error).message, { details: { maxDepth: (err as { maxDepth?: number }).maxDepth } });
   }
   if (e?.type === 'entity.too.large') {
     return new TrawlError('PAYLOAD_TOO_LARGE', `Request body larger than ${e.limit} bytes`, { details: { limitBytes: e.limit } });
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new TrawlError('BAD_REQUEST', 'Unsupported request body encoding', { cause: err });
+  }
+  if (e?.type === 'request.aborted' || e?.type === 'request.size.invalid') {
+    return new TrawlError('BAD_REQUEST', 'The request body ended before its declared length', { cause: err });
+  }
+  // A body declared `Content-Encoding: gzip` (or deflate, br) that does not decode: zlib's error,
+  // wrapped by the body parser as a 400.
+  if (e?.expose === true && e.status === 400) {
+    return new TrawlError('BAD_REQUEST', 'The request body could not be decoded (check Content-Encoding)', { cause: err });
   }
   return null;
 }

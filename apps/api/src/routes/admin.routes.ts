@@ -1,4 +1,4 @@
-import { Router, json } from 'express';
+import { Router } from 'express';
 import {
   TrawlError,
   apiKeyParamsSchema,
@@ -10,12 +10,13 @@ import {
 import type { TeamStore } from '@trawl/queue';
 
 
+import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 
 /** The admin API (behind admin-key auth): teams and keys. */
-export function adminRoutes(deps: { teams: TeamStore; maxBodyBytes: number }): Router {
+export function adminRoutes(deps: { teams: TeamStore; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
-  const body = json({ limit: deps.maxBodyBytes });
+  const body = jsonBody(deps);
   const { teams } = deps;
   const teamOr404 = async (id: string) => {
     const team = await teams.get(id);

@@ -1,8 +1,9 @@
-import { Router, json, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import {
   TrawlError, batchScrapeRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
 } from '@trawl/api-schema';
 import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
+import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
@@ -13,6 +14,8 @@ export interface CrawlRoutesDeps {
   crawls: CrawlService;
   limiter: RateLimiter;
   maxBodyBytes: number;
+  /** Deepest nesting of a JSON body. Default 64. */
+  maxJsonDepth?: number;
   /** Base of absolute URLs in responses; else the request's scheme and host. */
   publicUrl?: string;
 }
@@ -57,7 +60,7 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
   const router = Router();
   const api = rateLimit(deps.limiter, 'api');
   const status = rateLimit(deps.limiter, 'status');
-  const body = json({ limit: deps.maxBodyBytes });
+  const body = jsonBody(deps);
   const idem = (req: Request) => req.get('x-idempotency-key') || undefined;
 
   router.post('/v2/crawl', api, body, async (req, res) => {

@@ -1,15 +1,16 @@
-import { Router, json } from 'express';
+import { Router } from 'express';
 import { mapRequestSchema } from '@trawl/api-schema';
 import type { RateLimiter } from '@trawl/queue';
+import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { MapService } from '../services/map.service.js';
 
 /** POST /v2/map (behind API-key auth). */
-export function mapRoutes(deps: { maps: MapService; limiter: RateLimiter; maxBodyBytes: number }): Router {
+export function mapRoutes(deps: { maps: MapService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
-  router.post('/v2/map', rateLimit(deps.limiter, 'api'), json({ limit: deps.maxBodyBytes }), async (req, res) => {
+  router.post('/v2/map', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
     const request = parseOrThrow(mapRequestSchema, req.body);
     const clientGone = new AbortController();
     res.on('close', () => {

@@ -1,9 +1,10 @@
-import { Router, json } from 'express';
+import { Router } from 'express';
 import {
   createMonitorRequestSchema, monitorCheckParamsSchema, monitorCheckQuerySchema, monitorIdParamsSchema, monitorListQuerySchema,
   runMonitorRequestSchema, updateMonitorRequestSchema,
 } from '@trawl/api-schema';
 import { monitorCheckView, monitorPageView, monitorView, type RateLimiter } from '@trawl/queue';
+import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
@@ -14,6 +15,8 @@ export interface MonitorRoutesDeps {
   monitors: MonitorService;
   limiter: RateLimiter;
   maxBodyBytes: number;
+  /** Deepest nesting of a JSON body. Default 64. */
+  maxJsonDepth?: number;
   /** Base of absolute URLs in responses; else the request's scheme and host. */
   publicUrl?: string;
 }
@@ -23,7 +26,7 @@ export function monitorRoutes(deps: MonitorRoutesDeps): Router {
   const router = Router();
   const api = rateLimit(deps.limiter, 'api');
   const status = rateLimit(deps.limiter, 'status');
-  const body = json({ limit: deps.maxBodyBytes });
+  const body = jsonBody(deps);
   const { monitors } = deps;
 
   router.post('/v2/monitor', api, body, async (req, res) => {

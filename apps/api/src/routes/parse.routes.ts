@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepthExceeds } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
@@ -20,6 +21,8 @@ export interface ParseRoutesDeps {
   maxOptionsBytes: number;
   /** Largest file, bytes. Default 50 MiB. */
   maxFileBytes?: number;
+  /** Deepest nesting of the `options` JSON. Default 64. */
+  maxJsonDepth?: number;
 }
 
 /** The multipart body of a parse: the `options` JSON text and the stored file. */
@@ -70,6 +73,17 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
       else result.options = value;
     });
     bb.on('file', (name, stream: Readable, info) => {
+      // busboy fails a part's stream when the body ends inside it (no closing boundary), possibly
+      // before anything reads it (the store is still waiting on Redis): an unheard 'error' would kill
+      // the process. Listen at once, on every part; the part being stored reports through the store,
+      // whose own errors (a file too large) come first.
+      const stored = name === 'file' && !result.upload && !storing;
+      let partError: Error | undefined;
+      const malformed = (err: Error) => new TrawlError('BAD_REQUEST', `Malformed multipart body: ${err.message}`);
+      stream.on('error', (err) => {
+        partError = err;
+        if (!stored) fail(malformed(err));
+      });
       if (name === 'options') {
         // `-F options=@options.json` sends the options as a file part: read it as text.
         const chunks: Buffer[] = [];
@@ -84,7 +98,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
         });
         return;
       }
-      if (name !== 'file' || result.upload || storing) {
+      if (!stored) {
         stream.resume();
         return;
       }
@@ -98,7 +112,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
         },
         (err: unknown) => {
           stream.resume();
-          fail(err);
+          fail(!(err instanceof TrawlError) && partError ? malformed(partError) : err);
         },
       );
     });
@@ -110,6 +124,7 @@ function readUpload(req: Request, deps: ParseRoutesDeps, ttlSec: number): Promis
       });
     });
     req.on('aborted', () => fail(new TrawlError('BAD_REQUEST', 'The upload was interrupted')));
+    req.on('error', () => fail(new TrawlError('BAD_REQUEST', 'The upload was interrupted')));
     req.pipe(bb);
   });
 }
@@ -134,6 +149,10 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
       if (upload.size === 0) throw new TrawlError('BAD_REQUEST', 'The file is empty');
       let raw: unknown = {};
       if (options !== undefined && options.trim() !== '') {
+        const maxDepth = deps.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+        if (jsonTextDepthExceeds(Buffer.from(options), maxDepth)) {
+          throw new TrawlError('BAD_REQUEST', `The options part is nested deeper than ${maxDepth} levels`, { details: { maxDepth } });
+        }
         try {
           raw = JSON.parse(options);
         } catch {

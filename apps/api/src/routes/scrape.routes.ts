@@ -1,15 +1,16 @@
-import { Router, json } from 'express';
+import { Router } from 'express';
 import { jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
 import type { RateLimiter } from '@trawl/queue';
+import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService } from '../services/scrape.service.js';
 
 /** POST /v2/scrape and GET /v2/scrape/:id (behind API-key auth). */
-export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number }): Router {
+export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
-  router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), json({ limit: deps.maxBodyBytes }), async (req, res) => {
+  router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
     const request = parseOrThrow(scrapeRequestSchema, req.body);
     const clientGone = new AbortController();
     res.on('close', () => {
