@@ -21,6 +21,11 @@ describe('cacheReadOf', () => {
     expect(cacheReadOf(req({ profile: { name: 'p' } })).mode).toBe('off');
     expect(cacheReadOf(req({ formats: ['changeTracking'] })).mode).toBe('off');
   });
+  it('neither reads nor stores a page fetched with credentials from the URL', () => {
+    const withCredentials = scrapeRequestSchema.parse({ url: 'https://user:secret@example.com/a' });
+    expect(cacheReadOf(withCredentials).mode).toBe('off');
+    expect(mayStore(withCredentials, 200)).toBe(false);
+  });
 });
 
 describe('cacheKeyOf', () => {

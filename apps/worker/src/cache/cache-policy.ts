@@ -13,16 +13,23 @@ export type CacheRead =
   | { mode: 'only'; reason: 'lockdown' | 'minAge'; maxAgeMs: number; minAgeMs: number };
 
 /**
+ * A request whose page may be one user's view: custom headers, actions, a profile, or credentials
+ * in the URL (sent as Basic auth). Such a page is never served from the cache nor kept in it.
+ */
+function isSensitive(request: ScrapeRequest): boolean {
+  if ((request.actions?.length ?? 0) > 0 || Object.keys(request.headers ?? {}).length > 0 || request.profile !== undefined) return true;
+  return URL.canParse(request.url) && new URL(request.url).username !== '';
+}
+
+/**
  * The cache mode of a request. `lockdown` and `minAge` are cache-only. Otherwise the cache serves
- * copies within `maxAge` (0 turns reading off), except to sensitive requests (headers, actions, a
- * profile: the page may be one user's view) and to change tracking, which exists to see the page as
- * it is now.
+ * copies within `maxAge` (0 turns reading off), except to sensitive requests ({@link isSensitive})
+ * and to change tracking, which exists to see the page as it is now.
  */
 export function cacheReadOf(request: ScrapeRequest): CacheRead {
   if (request.lockdown) return { mode: 'only', reason: 'lockdown', maxAgeMs: request.maxAge, minAgeMs: 0 };
   if (request.minAge !== undefined) return { mode: 'only', reason: 'minAge', maxAgeMs: Number.POSITIVE_INFINITY, minAgeMs: request.minAge };
-  const sensitive = (request.actions?.length ?? 0) > 0 || Object.keys(request.headers ?? {}).length > 0 || request.profile !== undefined;
-  if (sensitive || request.maxAge <= 0 || request.formats.some((f) => f.type === 'changeTracking')) return { mode: 'off' };
+  if (isSensitive(request) || request.maxAge <= 0 || request.formats.some((f) => f.type === 'changeTracking')) return { mode: 'off' };
   return { mode: 'fresh', maxAgeMs: request.maxAge };
 }
 
@@ -69,5 +76,5 @@ export function unusableReason(entry: CachedPage, request: ScrapeRequest, read: 
 
 /** Whether a fresh result may be stored: asked to, and a page worth serving again (2xx). */
 export function mayStore(request: ScrapeRequest, statusCode: number): boolean {
-  return request.storeInCache && !request.zeroDataRetention && statusCode >= 200 && statusCode < 300;
+  return request.storeInCache && !request.zeroDataRetention && !isSensitive(request) && statusCode >= 200 && statusCode < 300;
 }
