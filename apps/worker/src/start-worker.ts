@@ -1,10 +1,10 @@
 import { Worker } from 'bullmq';
-import { createMetricsRegistry, registerClusterMetrics, type Logger, type Registry } from '@trawl/observability';
+import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   Admission, ChangeStore, ClusterStats, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
-  createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
+  closeRedisClient, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import {
@@ -59,10 +59,12 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'worker' });
   const redisOpts = redisConnectionFromEnv(config);
-  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker' });
-  const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull' });
+  // While Redis is down every client fails once per reconnection attempt: one line per 30 s instead.
+  const onError = throttledErrorLog(logger, 'redis connection error');
+  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker', onError });
+  const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull', onError });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
-  const queues = new QueueSet(redis, keys);
+  const queues = new QueueSet(redis, keys, { onError });
   const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys), queues);
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const shutdown = new AbortController();
@@ -96,7 +98,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const changeStore = new ChangeStore(redis, keys);
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
   const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
-    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache' })
+    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache', onError })
     : redis;
   const pageCache = config.TRAWL_CACHE_ENABLED
     ? new PageCache(cacheRedis, {
@@ -148,7 +150,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
       maxStalledCount: 2,
     });
-    worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
+    worker.on('error', throttledErrorLog(logger, 'bullmq worker error', { fields: { queue } }));
     countStalled(worker, queue, metrics);
     workers.push(worker);
   };
@@ -239,8 +241,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
-      if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
-      await redis.quit().catch(() => redis.disconnect());
+      if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
+      await closeRedisClient(redis);
     },
   };
 }

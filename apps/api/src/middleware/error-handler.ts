@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { TrawlError } from '@trawl/api-schema';
 import { ERROR_STATUS, SPEC_MESSAGES } from '../error-status.js';
 import { locals } from '../request-context.js';
+import { isRedisUnavailableError } from './redis-available.js';
 
 /** Errors thrown by express's body parser carry a `type`. */
 function fromBodyParser(err: unknown): TrawlError | null {
@@ -16,6 +17,7 @@ function fromBodyParser(err: unknown): TrawlError | null {
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new TrawlError('BAD_REQUEST', 'Unsupported request body encoding', { cause: err });
   }
+  if (isRedisUnavailableError(err)) return new TrawlError('SERVICE_UNAVAILABLE', 'Redis is unreachable; try again shortly', { retryable: true, cause: err });
   return null;
 }
 
