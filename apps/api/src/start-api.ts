@@ -66,6 +66,9 @@ export async function startApi(
   const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api', onError, maxRetriesPerRequest: API_REDIS_RETRIES });
   const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub', onError });
   const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub', onError });
+  // Commands give up after a few reconnections: at startup, wait for Redis instead (it may start later).
+  // (Not events.once: it would reject on the first connection error.)
+  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
   const teams = new TeamStore(redis, keys);
   const queues = new QueueSet(redis, keys, { onError });
