@@ -239,6 +239,16 @@ describe('embedded mode supervision', () => {
     await waitFor('every process of the tree gone', () => pids.filter(alive).map((p) => `${p} ${tree.get(p) ?? 'npm'}`), (left) => left.length === 0);
   }, 120_000);
 
+  it('the launcher SIGKILLed (nothing forwarded): the server notices and stops, Redis included', async () => {
+    const dir = newDataDir();
+    const r = await launch(process.execPath, ['scripts/start.mjs'], dir);
+    const tree = descendants(r.child.pid!);
+    for (const p of tree.keys()) strayPids.add(p);
+    expect(tree.size).toBeGreaterThanOrEqual(2);
+    r.child.kill('SIGKILL');
+    await waitFor('server and redis-server gone', () => [...tree.keys()].filter(alive).map((p) => `${p} ${tree.get(p)}`), (left) => left.length === 0);
+  }, 120_000);
+
   it('a SIGKILLed redis-server: 503 SERVICE_UNAVAILABLE at once while down, restarted with its data, throttled logs; SIGTERM while it is down exits', async () => {
     const dir = newDataDir();
     const r = await startCli(dir);
