@@ -97,7 +97,14 @@ describe('chaos', () => {
     const id = start.body.id as string;
     const sync = syncStream(syncTeam.key, 2);
     stopSync = sync.stop;
-    const completed = async () => (await cluster.call('GET', `/v2/crawl/${id}?limit=1`, { key: crawlTeam.key })).body as { status: string; completed: number };
+    // A poll during the Redis restart may answer 503 (retry it, as its Retry-After says).
+    const completed = async () => {
+      for (;;) {
+        const r = await cluster.call('GET', `/v2/crawl/${id}?limit=1`, { key: crawlTeam.key });
+        if (r.status !== 503) return r.body as { status: string; completed: number };
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
 
     // Faults at fixed points of progress: five worker kills (each replaced) and one Redis restart.
     const faults: Array<{ at: number; fault: 'kill' | 'redis' }> = [

@@ -8,6 +8,7 @@ import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { redisAvailable } from './middleware/redis-available.js';
 import { requestId } from './middleware/request-id.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.js';
@@ -73,6 +74,8 @@ export function createApp(deps: AppDeps): Express {
     isShuttingDown: deps.isShuttingDown,
     ...(config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {}),
   }));
+  // Everything below needs Redis: fail fast while it is down.
+  app.use(redisAvailable(deps.redis));
   app.use('/admin', adminAuth(config.TRAWL_ADMIN_KEY, deps.teams));
   if (config.TRAWL_QUEUE_UI) app.use(QUEUE_BOARD_PATH, queueBoard(deps.queues, { readOnly: config.TRAWL_QUEUE_UI_READ_ONLY }));
   app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));

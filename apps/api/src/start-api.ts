@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
-import { createMetricsRegistry, registerClusterMetrics, type Logger, type Registry } from '@trawl/observability';
+import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import {
   Admission,
   ClusterStats,
@@ -18,6 +18,7 @@ import {
   ResultWaiter,
   JobCancellations,
   TeamStore,
+  closeRedisClient,
   createRedisClient,
   redisConnectionFromEnv,
   WebhookSender, webhookCrawlNotifier,
@@ -29,6 +30,12 @@ import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
 import { CrawlService } from './services/crawl.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
+
+/**
+ * Reconnection attempts a request's Redis command waits through before failing with 503 (with the
+ * client's 100 ms..2 s backoff, a few seconds): enough for a Redis restart, never a hang.
+ */
+const API_REDIS_RETRIES = 10;
 
 /** A running gateway. */
 export interface ApiHandle {
@@ -55,13 +62,19 @@ export async function startApi(
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'api' });
   const redisOpts = redisConnectionFromEnv(config);
-  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api' });
-  const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub' });
-  const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub' });
+  // One throttled line while Redis is down, not one per reconnection attempt of each client.
+  const onError = throttledErrorLog(logger, 'redis connection error');
+  // Commands of requests give up after a few reconnection attempts (503), instead of waiting forever.
+  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api', onError, maxRetriesPerRequest: API_REDIS_RETRIES });
+  const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub', onError });
+  const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub', onError });
+  // Commands give up after a few reconnections: at startup, wait for Redis instead (it may start later).
+  // (Not events.once: it would reject on the first connection error.)
+  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
   const teams = new TeamStore(redis, keys);
   const cancellations = new JobCancellations(redis, keys);
-  const queues = new QueueSet(redis, keys);
+  const queues = new QueueSet(redis, keys, { onError });
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const waiter = new ResultWaiter(subscriber, keys, results);
   await waiter.start();
@@ -166,7 +179,7 @@ export async function startApi(
       await blobStore.close();
       await queues.close();
       subscriber.disconnect();
-      await redis.quit().catch(() => redis.disconnect());
+      await closeRedisClient(redis);
     },
   };
 }

@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
 import { createLogger, createMetricsRegistry, type Logger } from '@trawl/observability';
-import { RedisProcess } from '@trawl/queue';
+import { RedisProcess, type RedisProcessEvent } from '@trawl/queue';
 import { startWorker, workerConfigSchema, type WorkerHandle } from '@trawl/worker';
 
 /** A secret kept in the data folder across restarts (created on first use, readable by the owner only). */
 function persistentSecret(dataDir: string, file: string, prefix: string): string {
   const path = join(dataDir, file);
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  if (existsSync(path)) {
+    chmodSync(path, 0o600);
+    return readFileSync(path, 'utf8').trim();
+  }
   const secret = `${prefix}${randomBytes(20).toString('hex')}`;
   writeFileSync(path, secret + '\n', { mode: 0o600 });
   return secret;
@@ -33,11 +36,25 @@ export interface EmbeddedHandle {
  */
 export async function startEmbedded(env: Record<string, string | undefined>): Promise<EmbeddedHandle> {
   const dataDir = resolve(env.TRAWL_DATA_DIR ?? '.data');
-  mkdirSync(dataDir, { recursive: true });
+  // Keys, secrets and the AOF: the owner's only.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   let redis: RedisProcess | undefined;
   let redisUrl = env.REDIS_URL;
+  // Redis events before the logger exists (a leftover server stopped) wait for it.
+  const redisLog: { to?: Logger; early: RedisProcessEvent[] } = { early: [] };
   if (!redisUrl) {
-    redis = await new RedisProcess({ dir: join(dataDir, 'redis'), port: Number(env.TRAWL_EMBEDDED_REDIS_PORT ?? 0) }).start();
+    redis = await new RedisProcess({
+      dir: join(dataDir, 'redis'),
+      port: Number(env.TRAWL_EMBEDDED_REDIS_PORT ?? 0),
+      password: persistentSecret(dataDir, 'redis-password', ''),
+      // Restarted on the same port and folder if it dies (OOM killer, crash).
+      supervise: true,
+      // Out of the terminal's process group: on Ctrl-C it stops after the API and workers, not first.
+      detached: true,
+      exclusive: true,
+      onEvent: (e) => (redisLog.to ? logRedisEvent(redisLog.to, e) : redisLog.early.push(e)),
+    }).start();
     redisUrl = redis.url;
   }
   const apiKey = env.TRAWL_BOOTSTRAP_API_KEY ?? persistentSecret(dataDir, 'api-key', 'tr-');
@@ -63,11 +80,21 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
   const apiConfig = loadConfig(apiConfigSchema, merged);
   const workerConfig = loadConfig(workerConfigSchema, merged);
   const logger = createLogger({ role: 'embedded', level: apiConfig.LOG_LEVEL });
+  redisLog.to = logger;
+  for (const e of redisLog.early) logRedisEvent(logger, e);
   // One process, one registry: the API's /metrics shows the worker's series too.
   const registry = createMetricsRegistry({ role: 'embedded' });
-  // The API first: its URL is the base of the blob URLs the worker signs.
-  const api = await startApi(apiConfig, { logger, registry });
-  const worker = await startWorker(workerConfig, { logger, registry, blobPublicBaseUrl: apiConfig.TRAWL_PUBLIC_URL ?? api.url });
+  let api: ApiHandle;
+  let worker: WorkerHandle;
+  try {
+    // The API first: its URL is the base of the blob URLs the worker signs.
+    api = await startApi(apiConfig, { logger, registry });
+    worker = await startWorker(workerConfig, { logger, registry, blobPublicBaseUrl: apiConfig.TRAWL_PUBLIC_URL ?? api.url });
+  } catch (err) {
+    // The detached Redis would outlive this process.
+    await redis?.stop();
+    throw err;
+  }
   return {
     api, worker, redis, apiKey, adminKey, logger,
     async stop() {
@@ -76,4 +103,21 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
       await redis?.stop();
     },
   };
+}
+
+function logRedisEvent(logger: Logger, e: RedisProcessEvent): void {
+  switch (e.type) {
+    case 'exited':
+      logger.error({ pid: e.pid, code: e.code, signal: e.signal }, 'embedded redis-server exited: restarting it');
+      break;
+    case 'restarted':
+      logger.info({ pid: e.pid, attempt: e.attempt }, 'embedded redis-server restarted');
+      break;
+    case 'restart-failed':
+      logger.error({ err: e.err, attempt: e.attempt, retryInMs: e.retryInMs }, 'embedded redis-server restart failed');
+      break;
+    case 'orphan-stopped':
+      logger.warn({ pid: e.pid }, 'stopped a redis-server left running on the data folder by a previous run');
+      break;
+  }
 }

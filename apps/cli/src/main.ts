@@ -58,7 +58,11 @@ Trawl is running (API + workers${handle.redis ? ` + embedded Redis on port ${han
 
 Press Ctrl-C to stop.
 `);
-  stopOnSignals(() => handle.stop(), handle.logger);
+  const stop = stopOnSignals(() => handle.stop(), handle.logger);
+  // A closed terminal stops everything too (Node's default would leave the detached Redis behind).
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  // Started by `npm start`: the launcher holds an IPC channel; when it closes, the launcher is gone.
+  if (process.connected) process.once('disconnect', () => stop('launcher-exited'));
 }
 
 async function main(argv: string[]): Promise<void> {

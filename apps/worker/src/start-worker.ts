@@ -1,10 +1,10 @@
 import { Worker } from 'bullmq';
-import { createMetricsRegistry, registerClusterMetrics, type Logger, type Registry } from '@trawl/observability';
+import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   Admission, ChangeStore, ClusterStats, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
-  CancellationWatcher, JobCancellations, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
+  CancellationWatcher, JobCancellations, closeRedisClient, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
 import {
@@ -59,13 +59,15 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'worker' });
   const redisOpts = redisConnectionFromEnv(config);
-  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker' });
-  const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull' });
-  const cancelSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-cancel-sub' });
+  // While Redis is down every client fails once per reconnection attempt: one line per 30 s instead.
+  const onError = throttledErrorLog(logger, 'redis connection error');
+  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker', onError });
+  const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull', onError });
+  const cancelSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-cancel-sub', onError });
   const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
   const cancellations = new CancellationWatcher(cancelSubscriber, keys, new JobCancellations(redis, keys));
   await cancellations.start();
-  const queues = new QueueSet(redis, keys);
+  const queues = new QueueSet(redis, keys, { onError });
   const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys), queues);
   const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const shutdown = new AbortController();
@@ -100,7 +102,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const changeStore = new ChangeStore(redis, keys);
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
   const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
-    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache' })
+    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache', onError })
     : redis;
   const pageCache = config.TRAWL_CACHE_ENABLED
     ? new PageCache(cacheRedis, {
@@ -156,7 +158,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
       maxStalledCount: 2,
     });
-    worker.on('error', (err) => logger.error({ err, queue }, 'bullmq worker error'));
+    worker.on('error', throttledErrorLog(logger, 'bullmq worker error', { fields: { queue } }));
     countStalled(worker, queue, metrics);
     workers.push(worker);
   };
@@ -249,8 +251,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
       bullConnection.disconnect();
       cancelSubscriber.disconnect();
-      if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
-      await redis.quit().catch(() => redis.disconnect());
+      if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
+      await closeRedisClient(redis);
     },
   };
 }

@@ -1,5 +1,5 @@
 export { RedisKeys } from './redis-keys.js';
-export { createRedisClient, redisConnectionFromEnv, type RedisConnectionOptions } from './redis-connection.js';
+export { closeRedisClient, createRedisClient, redisConnectionFromEnv, type RedisConnectionOptions } from './redis-connection.js';
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
@@ -38,7 +38,7 @@ export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOption
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { ProfileStore } from './profile-store.js';
-export { RedisProcess, type RedisProcessOptions } from './redis-process.js';
+export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {
   CrawlStore,
   crawlExpiresAt,

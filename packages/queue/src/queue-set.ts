@@ -7,22 +7,25 @@ import type { RedisKeys } from './redis-keys.js';
 export class QueueSet {
   private readonly queues = new Map<QueueName, Queue>();
 
-  constructor(connection: Redis, keys: RedisKeys) {
+  /**
+   * `onError` hears the queues' connection errors (one per reconnection attempt while Redis is
+   * down); without a listener BullMQ prints each to stderr.
+   */
+  constructor(connection: Redis, keys: RedisKeys, opts: { onError?: (err: Error) => void } = {}) {
     for (const name of QUEUE_NAMES) {
       const policy: QueuePolicy = JOB_CATALOG[name].policy;
-      this.queues.set(
-        name,
-        new Queue(name, {
-          connection,
-          prefix: keys.bullPrefix(),
-          defaultJobOptions: {
-            attempts: policy.attempts,
-            backoff: { type: policy.backoffType ?? 'exponential', delay: policy.backoffMs },
-            removeOnComplete: { age: policy.retentionSec },
-            removeOnFail: { age: policy.retentionSec },
-          },
-        }),
-      );
+      const queue = new Queue(name, {
+        connection,
+        prefix: keys.bullPrefix(),
+        defaultJobOptions: {
+          attempts: policy.attempts,
+          backoff: { type: policy.backoffType ?? 'exponential', delay: policy.backoffMs },
+          removeOnComplete: { age: policy.retentionSec },
+          removeOnFail: { age: policy.retentionSec },
+        },
+      });
+      queue.on('error', (err: Error) => opts.onError?.(err));
+      this.queues.set(name, queue);
     }
   }
 

@@ -8,6 +8,17 @@ export interface RedisConnectionOptions {
   sentinelName?: string;
   /** Connection name shown in CLIENT LIST (role of the process). */
   connectionName?: string;
+  /**
+   * Reconnection attempts a command waits through before it fails (MaxRetriesPerRequestError).
+   * Default null: it waits for Redis, as BullMQ's worker connections require. Clients serving HTTP
+   * requests set a number, so a request never hangs on a Redis that is down.
+   */
+  maxRetriesPerRequest?: number | null;
+  /**
+   * Connection errors (one per reconnection attempt while Redis is down). Without it they are
+   * ignored; give a throttled logger (`throttledErrorLog` of @trawl/observability), not a plain one.
+   */
+  onError?: (err: Error) => void;
 }
 
 /** The shared Redis environment fields (`commonEnv` of @trawl/config) as connection options. */
@@ -22,11 +33,35 @@ export function redisConnectionFromEnv(env: { REDIS_URL?: string | undefined; RE
  */
 export function createRedisClient(opts: RedisConnectionOptions): Redis {
   const base: RedisOptions = {
-    maxRetriesPerRequest: null,
+    maxRetriesPerRequest: opts.maxRetriesPerRequest ?? null,
     enableReadyCheck: true,
     connectionName: opts.connectionName,
     retryStrategy: (times) => Math.min(times * 100, 2000),
   };
+  const client = newClient(opts, base);
+  // An `error` listener also keeps ioredis from printing every reconnection failure to stderr.
+  client.on('error', (err: Error) => opts.onError?.(err));
+  return client;
+}
+
+/**
+ * Closes a client without ever waiting on a dead Redis: QUIT (pending replies flushed) when it is
+ * connected, bounded by `timeoutMs`, then a plain disconnect.
+ */
+export async function closeRedisClient(client: Redis, timeoutMs = 2000): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([client.quit().then(() => undefined, () => undefined), timedOut]);
+    clearTimeout(timer);
+  }
+  client.disconnect();
+}
+
+function newClient(opts: RedisConnectionOptions, base: RedisOptions): Redis {
   if (opts.sentinels && opts.sentinels.length > 0) {
     const fromUrl = opts.url ? new URL(opts.url) : undefined;
     return new Redis({

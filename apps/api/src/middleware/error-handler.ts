@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { TrawlError } from '@trawl/api-schema';
 import { ERROR_STATUS, SPEC_MESSAGES } from '../error-status.js';
 import { locals } from '../request-context.js';
+import { isRedisUnavailableError } from './redis-available.js';
 
 /**
  * Errors of the request itself raised before a route runs: express's body parser (they carry a
@@ -34,6 +35,7 @@ function fromBodyParser(err: unknown): TrawlError | null {
   if (e?.expose === true && e.status === 400) {
     return new TrawlError('BAD_REQUEST', 'The request body could not be decoded (check Content-Encoding)', { cause: err });
   }
+  if (isRedisUnavailableError(err)) return new TrawlError('SERVICE_UNAVAILABLE', 'Redis is unreachable; try again shortly', { retryable: true, cause: err });
   return null;
 }
 

@@ -20,7 +20,8 @@ export function systemRoutes(deps: {
       res.status(503).json({ status: 'shutting-down' });
       return;
     }
-    const ok = await Promise.race([
+    // A reconnecting client queues commands: not ready without asking.
+    const ok = deps.redis.status === 'ready' && await Promise.race([
       deps.redis.ping().then(() => true, () => false),
       new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
     ]);

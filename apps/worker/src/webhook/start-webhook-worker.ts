@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger, Registry } from '@trawl/observability';
+import { throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
 import { TargetGuard } from '@trawl/scrape-engine';
 import type { WorkerConfig } from '../config.js';
@@ -77,7 +77,7 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
       },
     },
   });
-  worker.on('error', (err) => opts.logger.error({ err, queue: 'webhook' }, 'bullmq worker error'));
+  worker.on('error', throttledErrorLog(opts.logger, 'bullmq worker error', { fields: { queue: 'webhook' } }));
   opts.onWorker?.(worker);
   return {
     async close() {
