@@ -24,7 +24,8 @@ function walk(dir) {
 }
 for (const top of ['apps', 'packages']) for (const d of readdirSync(join(ROOT, top))) walk(join(ROOT, top, d, 'src'));
 
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+// `import x from 'm'`, `export ... from 'm'`, `import('m')`, and bare side-effect imports `import 'm'`.
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
 const isTest = (f) => /\.(int\.)?test\.ts$/.test(f);
 const unitOf = (f) => relative(ROOT, f).split('/').slice(0, 2).join('/');
 
@@ -46,7 +47,7 @@ for (const file of files) {
   const unit = unitOf(file);
   const edges = [];
   for (const m of src.matchAll(IMPORT_RE)) {
-    const spec = m[1] ?? m[2];
+    const spec = m[1] ?? m[2] ?? m[3];
     if (!isTest(file)) {
       if (spec === '@trawl/testing') errors.push(`${relative(ROOT, file)}: production code imports @trawl/testing`);
       for (const r of RULES) if (r.from.test(unit) && r.forbid.test(spec)) errors.push(`${relative(ROOT, file)}: imports ${spec} (${r.why})`);
