@@ -1,7 +1,12 @@
 // Dependency rules of STYLE.md, checked on the TypeScript sources (no dependencies needed):
 // - packages never import apps; api-schema and config are leaves (zod only; re2js for user patterns); crawl is a leaf (node:, re2js);
-// - scrape-engine and html know nothing of queues (no bullmq/ioredis/@trawl/queue);
-// - production code never imports @trawl/testing; the API never imports browser engines;
+// - net-guard is a leaf: node: built-ins, undici (its guarded connector is an undici connector) and
+//   @trawl/api-schema (TrawlError, the one error type) only;
+// - the engines (scrape-engine, browser, documents) and html know nothing of queues (no bullmq/ioredis/@trawl/queue);
+// - the engine core (scrape-engine) imports neither @trawl/browser nor @trawl/documents (nor Playwright, pdf.js);
+// - the API runs no engine: no @trawl/scrape-engine, @trawl/browser, @trawl/documents, @trawl/html, Playwright;
+// - nothing imports the removed `is-blocked-address` shim of scrape-engine (the classifier is @trawl/net-guard's);
+// - production code never imports @trawl/testing;
 // - no import cycles between files.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,7 +24,8 @@ function walk(dir) {
 }
 for (const top of ['apps', 'packages']) for (const d of readdirSync(join(ROOT, top))) walk(join(ROOT, top, d, 'src'));
 
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+// `import x from 'm'`, `export ... from 'm'`, `import('m')`, and bare side-effect imports `import 'm'`.
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
 const isTest = (f) => /\.(int\.)?test\.ts$/.test(f);
 const unitOf = (f) => relative(ROOT, f).split('/').slice(0, 2).join('/');
 
@@ -27,8 +33,11 @@ const RULES = [
   { from: /^packages\//, forbid: /^@trawl\/(api|worker|cli)(\/|$)/, why: 'packages never import apps' },
   { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|re2js$|node:|\.)/, why: 'api-schema and config are leaves (zod, and re2js for user patterns)' },
   { from: /^packages\/crawl$/, forbid: /^(?!re2js$|node:|\.)/, why: 'crawl is a leaf (pure functions, node: built-ins and re2js only)' },
-  { from: /^packages\/(scrape-engine|html)$/, forbid: /^(bullmq|ioredis|@trawl\/queue)$/, why: 'engines and the HTML pipeline know nothing of queues' },
-  { from: /^apps\/api$/, forbid: /^(playwright|playwright-core|puppeteer|@trawl\/scrape-engine|@trawl\/html)/, why: 'the gateway runs no engine' },
+  { from: /^packages\/net-guard$/, forbid: /^(?!node:|undici$|@trawl\/api-schema$|\.)/, why: 'net-guard is a leaf (node: built-ins, undici, TrawlError of api-schema)' },
+  { from: /^packages\/(scrape-engine|browser|documents|html)$/, forbid: /^(bullmq|ioredis|@trawl\/queue)$/, why: 'engines and the HTML pipeline know nothing of queues' },
+  { from: /^packages\/scrape-engine$/, forbid: /^(@trawl\/(browser|documents)|playwright|playwright-core|playwright-extra|pdfjs-dist|pdf-parse|@ghostery\/)/, why: 'the engine core loads no browser and no document reader' },
+  { from: /^apps\/api$/, forbid: /^(playwright|playwright-core|puppeteer|@trawl\/(scrape-engine|browser|documents|html)$)/, why: 'the gateway runs no engine' },
+  { from: /^(?!packages\/net-guard$)/, forbid: /(^|\/)scrape-engine\/.*is-blocked-address|^@trawl\/scrape-engine\/|^\.{1,2}\/(\.\.\/)*is-blocked-address(\.js)?$/, why: 'the blocked-address classifier is @trawl/net-guard\'s (the scrape-engine shim is gone)' },
 ];
 
 const errors = [];
@@ -38,7 +47,7 @@ for (const file of files) {
   const unit = unitOf(file);
   const edges = [];
   for (const m of src.matchAll(IMPORT_RE)) {
-    const spec = m[1] ?? m[2];
+    const spec = m[1] ?? m[2] ?? m[3];
     if (!isTest(file)) {
       if (spec === '@trawl/testing') errors.push(`${relative(ROOT, file)}: production code imports @trawl/testing`);
       for (const r of RULES) if (r.from.test(unit) && r.forbid.test(spec)) errors.push(`${relative(ROOT, file)}: imports ${spec} (${r.why})`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { scrapeResponseSchema } from '@trawl/api-schema';
-import { childBrowserPids } from '@trawl/scrape-engine';
+import { childBrowserPids } from '@trawl/browser';
 import { FixtureSite, ForwardProxyFixture } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 

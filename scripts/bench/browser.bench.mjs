@@ -22,8 +22,10 @@ const ROUNDS = Number(args[args.indexOf('--rounds') + 1] || 0) || 3;
 const APPS = ['react', 'vue', 'svelte', 'preact', 'lit', 'web-components', 'jquery', 'backbone'];
 
 const engine = await import(pathToFileURL(join(ROOT, 'packages/scrape-engine/dist/index.js')).href);
+const browser = await import(pathToFileURL(join(ROOT, 'packages/browser/dist/index.js')).href);
+const netGuard = await import(pathToFileURL(join(ROOT, 'packages/net-guard/dist/index.js')).href);
 const html = await import(pathToFileURL(join(ROOT, 'packages/html/dist/index.js')).href);
-const requireEngine = createRequire(join(ROOT, 'packages/scrape-engine/package.json'));
+const requireEngine = createRequire(join(ROOT, 'packages/browser/package.json'));
 const { chromium } = requireEngine('playwright-core');
 
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
@@ -47,7 +49,7 @@ await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const urls = APPS.map((app) => ({ app, url: `${origin}/examples/${app}/dist/` }));
 
-const ARGS = [...engine.CHROMIUM_ARGS];
+const ARGS = [...browser.CHROMIUM_ARGS];
 const bareBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 async function bare(url) {
   const context = await bareBrowser.newContext();
@@ -60,12 +62,12 @@ async function bare(url) {
   }
 }
 
-const pool = new engine.BrowserPool({});
-const egress = new engine.EgressProxy({ guard: new engine.TargetGuard({ allowPrivateTargets: true }) });
+const pool = new browser.BrowserPool({});
+const egress = new engine.EgressProxy({ guard: new netGuard.TargetGuard({ allowPrivateTargets: true }) });
 await egress.start();
-const blocker = await engine.AdBlocker.load();
-const consent = await engine.loadConsentAssets();
-const fetcher = new engine.BrowserFetcher({ pool, egress, plugins: [engine.cookieConsentPlugin(consent), engine.adBlockPlugin(blocker)] });
+const blocker = await browser.AdBlocker.load();
+const consent = await browser.loadConsentAssets();
+const fetcher = new browser.BrowserFetcher({ pool, egress, plugins: [browser.cookieConsentPlugin(consent), browser.adBlockPlugin(blocker)] });
 async function trawl(url) {
   const page = await fetcher.fetch({ url, signal: AbortSignal.timeout(30_000), timeoutMs: 30_000, maxBytes: 20e6 });
   const out = html.runHtmlPipeline(page.text, { url: page.url, formats: { markdown: true }, onlyMainContent: true });

@@ -2,7 +2,7 @@
 // PDF text benchmark: our readPdf (fast mode: text layer + layout -> HTML) vs pdf-parse 2.4.5's getText()
 // (the same pdf.js underneath, plain text in drawing order), on ../shared/corpora/pdf-parse.
 //
-//   pnpm --filter @trawl/scrape-engine build && node scripts/bench/pdf.bench.mjs [--reps N]
+//   pnpm --filter @trawl/documents... build && node scripts/bench/pdf.bench.mjs [--reps N]
 //
 // (a) speed: pages per second of each, runs interleaved file by file in one process (after a warm-up)
 //     so machine noise hits both alike.
@@ -25,11 +25,11 @@ const args = process.argv.slice(2);
 const repsAt = args.indexOf('--reps');
 const REPS = repsAt >= 0 ? Number(args[repsAt + 1]) : 3;
 
-const engine = join(root, 'packages', 'scrape-engine');
-const { readPdf } = await import(pathToFileURL(join(engine, 'dist', 'document', 'pdf', 'index.js')).href);
-const { TesseractOcrEngine, ocrEngineAvailable } = await import(pathToFileURL(join(engine, 'dist', 'document', 'ocr', 'index.js')).href);
+const documents = join(root, 'packages', 'documents');
+const { readPdf } = await import(pathToFileURL(join(documents, 'dist', 'pdf', 'index.js')).href);
+const { TesseractOcrEngine, ocrEngineAvailable } = await import(pathToFileURL(join(documents, 'dist', 'ocr', 'index.js')).href);
 const OCR_PAGES = 3;
-const pdfParseCjs = createRequire(join(engine, 'package.json')).resolve('pdf-parse');
+const pdfParseCjs = createRequire(join(documents, 'package.json')).resolve('pdf-parse');
 const { PDFParse } = await import(pathToFileURL(join(dirname(pdfParseCjs), '..', 'esm', 'index.js')).href);
 
 // ---------- scoring ----------

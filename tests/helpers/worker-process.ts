@@ -11,9 +11,12 @@ export interface WorkerProcess {
   output(): string;
 }
 
-/** A worker as a real OS process running the built code (so it can be signalled and killed). */
-export async function spawnWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'apps/worker/dist/main.js')], {
+/**
+ * A worker as a real OS process running the built code (so it can be signalled and killed);
+ * `nodeArgs` go before the script (e.g. `--import` of a preload).
+ */
+export async function spawnWorkerProcess(env: Record<string, string>, opts: { nodeArgs?: string[] } = {}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'apps/worker/dist/main.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'info', TRAWL_WORKER_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

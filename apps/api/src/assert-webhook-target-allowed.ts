@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { TrawlError, isBlockedAddress } from '@trawl/api-schema';
+import { TrawlError } from '@trawl/api-schema';
+import { isBlockedAddress } from '@trawl/net-guard';
 
 const LOCALHOST = /^(?:.+\.)?localhost\.?$/i;
 

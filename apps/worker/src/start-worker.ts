@@ -7,10 +7,8 @@ import {
   CancellationWatcher, JobCancellations, closeRedisClient, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
   MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
 } from '@trawl/queue';
-import {
-  AdBlocker, BrowserFetcher, BrowserPool, EgressProxy, HttpFetcher, ProxyPools, TargetGuard,
-  TesseractOcrEngine, adBlockPlugin, cookieConsentPlugin, loadConsentAssets, ocrEngineAvailable, type Fetcher,
-} from '@trawl/scrape-engine';
+import { TargetGuard } from '@trawl/net-guard';
+import { EgressProxy, HttpFetcher, ProxyPools, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
@@ -19,7 +17,7 @@ import { MonitorCheckFinisher } from './monitor/monitor-check-finisher.js';
 import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
 import { MonitorProcessor } from './monitor/monitor.processor.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
-import { InlineDocumentParser, ThreadedDocumentParser, type DocumentParser } from './document/document-parser.js';
+import type { DocumentParser } from './document/document-parser.js';
 import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
 import { countStalled, lifecycleHandler, type JobHandler } from './job-lifecycle.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -260,9 +258,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
 /**
  * The documents role's parser: threads with a heap limit each (inline in tests), and OCR when the
  * tesseract binary answers. Without it, images and `ocr` mode fail with DOCUMENT_OCR_UNAVAILABLE and
- * `auto` reads the text layer only.
+ * `auto` reads the text layer only. The document readers are imported here, for this role only.
  */
 async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: 'threads' | 'inline'): Promise<DocumentParser> {
+  const { TesseractOcrEngine, ocrEngineAvailable } = await import('@trawl/documents');
+  const { InlineDocumentParser, ThreadedDocumentParser } = await import('./document/document-parser.js');
   const ocrEngine = () => new TesseractOcrEngine({ binary: config.TRAWL_TESSERACT_PATH, maxProcesses: config.TRAWL_OCR_CONCURRENCY });
   const ocrOn = await ocrEngineAvailable(ocrEngine());
   if (!ocrOn) logger.warn({ tesseract: config.TRAWL_TESSERACT_PATH }, 'tesseract not found: OCR is off (apt-get install tesseract-ocr)');
@@ -284,8 +284,10 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
 /**
  * The browser role's engine: a Chromium pool, the egress proxy every context connects through (the
  * target guard applies to each of the browser's connections), ad blocking and cookie-banner handling.
+ * Playwright and the ad blocker are imported here, so a worker without the browser role never loads them.
  */
 async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics) {
+  const { AdBlocker, BrowserFetcher, BrowserPool, adBlockPlugin, cookieConsentPlugin, loadConsentAssets } = await import('@trawl/browser');
   const pool = new BrowserPool({
     executablePath: config.TRAWL_CHROMIUM_PATH,
     recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,

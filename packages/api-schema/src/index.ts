@@ -113,7 +113,6 @@ export {
   type CreateApiKeyResponse,
   type ApiKeyInfo,
 } from './admin.js';
-export { isBlockedAddress, type BlockedAddressResult } from './is-blocked-address.js';
 export {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_SHORT_EVENTS,

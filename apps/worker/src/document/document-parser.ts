@@ -1,4 +1,4 @@
-import { parseDocument, type DocumentInput, type OcrEngine, type ParsedDocument } from '@trawl/scrape-engine';
+import { parseDocument, type DocumentInput, type OcrEngine, type ParsedDocument } from '@trawl/documents';
 import { ThreadPool } from '../thread-pool.js';
 
 /** Server-side settings of every parse (the documents role's configuration). */

@@ -1,6 +1,7 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { scrapeCredits, type CachedDocumentFacts, type DocumentBodyStore, type JobDispatcher, type ScrapeJob } from '@trawl/queue';
-import { decodeText, detectContentKind, detectDocumentFormat, type Fetcher, type FetchResult, type ParsedDocument, type ProxyTier } from '@trawl/scrape-engine';
+import { detectDocumentFormat, type ParsedDocument } from '@trawl/documents';
+import { decodeText, detectContentKind, type Fetcher, type FetchResult, type ProxyTier } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../html-converter.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { buildDocument, convertPage } from '../scrape/build-document.js';

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TrawlError } from '@trawl/api-schema';
-import { TesseractOcrEngine, parseDocument, type OcrEngine } from '@trawl/scrape-engine';
+import { TesseractOcrEngine, parseDocument, type OcrEngine } from '@trawl/documents';
 import { parseOptionsFor, type DocumentParseRequest, type DocumentThreadData } from './document-parser.js';
 
 // Entry point of a document parse thread (see ThreadedDocumentParser). One parse at a time.

@@ -1,6 +1,6 @@
 import { TrawlError } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
-import type { BrowserBinary, BrowserFetchResult } from '@trawl/scrape-engine';
+import type { BrowserBinary, BrowserFetchResult } from '@trawl/browser';
 
 /** Document fields that point at stored binaries: `screenshot` and `actions` (the spec's order). */
 export interface BinaryUrls {

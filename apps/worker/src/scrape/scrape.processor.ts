@@ -7,7 +7,8 @@ import {
   type CachedPage, type CreditLedger, type DocumentBodyStore, type HostRateLimiter, type JobDispatcher, type JobOutcome, type ProfileStore, type ResultStore, type ScrapeJob,
   type CancellationWatcher, type TeamStore,
 } from '@trawl/queue';
-import { acceptLanguageFor, type BrowserFetcher, type BrowserFetchResult, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier, type StorageState } from '@trawl/scrape-engine';
+import type { BrowserFetcher, BrowserFetchResult, StorageState } from '@trawl/browser';
+import { acceptLanguageFor, type Fetcher, type FetchResult, type ProxyPools, type ProxyTier } from '@trawl/scrape-engine';
 import type { CrawlPages } from '../crawl/crawl-pages.js';
 import { DocumentRunner } from '../document/document-runner.js';
 import type { DocumentParser } from '../document/document-parser.js';

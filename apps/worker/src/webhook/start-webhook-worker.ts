@@ -2,7 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
-import { TargetGuard } from '@trawl/scrape-engine';
+import { TargetGuard } from '@trawl/net-guard';
 import type { WorkerConfig } from '../config.js';
 import type { JobHandler } from '../job-lifecycle.js';
 import { WebhookProcessor, WebhookRetryError } from './webhook.processor.js';

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { webhookPayloadSchema, type WebhookConfig, type WebhookPayload } from '@trawl/api-schema';
 import { createLogger, createMetricsRegistry, type Registry } from '@trawl/observability';
 import { QueueSet, RedisKeys, WebhookSender } from '@trawl/queue';
-import { TargetGuard, type DnsResolver } from '@trawl/scrape-engine';
+import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import { RedisServerFixture } from '@trawl/testing';
 import { startWebhookWorker, type WebhookWorkerConfig } from './start-webhook-worker.js';
 

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '@trawl/observability';
 import { webhookJobSchema, type WebhookJob } from '@trawl/queue';
-import type { TargetGuard } from '@trawl/scrape-engine';
+import type { TargetGuard } from '@trawl/net-guard';
 import { classifyWebhookResponse } from './classify-webhook-response.js';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.js';
 

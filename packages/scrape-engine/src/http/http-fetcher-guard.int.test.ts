@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
 import type { FetchRequest } from '../fetcher.js';
-import { TargetGuard } from '../target-guard.js';
+import { TargetGuard } from '@trawl/net-guard';
 import { HttpFetcher } from './http-fetcher.js';
-import { MapResolver, startServer, type LocalServer } from './__fixtures__/local-server.js';
+import { MapResolver, startServer, type LocalServer } from '@trawl/testing';
 
 // "Public" stands for an address the guard lets through: 127.0.0.2, exempted below, plays that part
 // so that a real local server can sit behind it (Linux answers on all of 127/8).

@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
-import { ForwardProxyFixture } from '@trawl/testing';
+import { ForwardProxyFixture, MapResolver, startServer, type LocalServer } from '@trawl/testing';
 import type { FetchRequest } from '../fetcher.js';
 import { parseProxyList, type ProxyEndpoint } from '../proxy/proxy-pool.js';
 import { HttpFetcher } from './http-fetcher.js';
-import { MapResolver, startServer, type LocalServer } from './__fixtures__/local-server.js';
 
 // 127.0.0.2, exempted, plays a public address so that real local servers sit behind the proxy.
 const PUBLIC_IP = '127.0.0.2';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
 import { HttpFetcher } from './http-fetcher.js';
 import type { FetchRequest } from '../fetcher.js';
-import { MapResolver, startServer, type LocalServer } from './__fixtures__/local-server.js';
+import { MapResolver, startServer, type LocalServer } from '@trawl/testing';
 
 const PAGE = '<!doctype html><html><head><title>t</title></head><body>compressed ok</body></html>';
 const SJIS = Buffer.from('93fa967b8cea82cc8365834c83588367', 'hex'); // 日本語のテキスト

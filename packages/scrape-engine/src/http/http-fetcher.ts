@@ -1,14 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { TrawlError, redactUrl } from '@trawl/api-schema';
+import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import type { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { decodeText } from '../charset.js';
 import { detectContentKind } from '../content-kind.js';
-import type { DnsResolver } from '../dns-resolver.js';
 import type { ContentKind, FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
 import { mapProxyError, proxyStatusError } from '../proxy/map-proxy-error.js';
 import { createProxyAgent } from '../proxy/proxy-agent.js';
 import type { ProxyEndpoint } from '../proxy/proxy-pool.js';
-import { TargetGuard } from '../target-guard.js';
 import { basicAuthorization, splitUrlCredentials } from '../url-credentials.js';
 import { abortError, mapFetchError } from './map-fetch-error.js';
 import { parseContentType } from './parse-content-type.js';

@@ -1,7 +1,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { TrawlError } from '@trawl/api-schema';
-import type { TargetGuard } from '../target-guard.js';
+import type { TargetGuard } from '@trawl/net-guard';
 import { mapProxyError, proxyStatusError } from './map-proxy-error.js';
 import { proxyAuthorization } from './proxy-agent.js';
 import type { ProxyEndpoint } from './proxy-pool.js';

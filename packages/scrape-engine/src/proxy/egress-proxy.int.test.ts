@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { ForwardProxyFixture } from '@trawl/testing';
-import { TargetGuard } from '../target-guard.js';
-import { MapResolver, startServer, type LocalServer } from '../http/__fixtures__/local-server.js';
+import { ForwardProxyFixture, MapResolver, startServer, type LocalServer } from '@trawl/testing';
+import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, type EgressRoute } from './egress-proxy.js';
 import { parseProxyList, type ProxyEndpoint } from './proxy-pool.js';
 

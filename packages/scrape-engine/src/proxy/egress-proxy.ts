@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TrawlError, type ErrorCode } from '@trawl/api-schema';
 import { mapFetchError } from '../http/map-fetch-error.js';
-import type { TargetGuard } from '../target-guard.js';
+import type { TargetGuard } from '@trawl/net-guard';
 import { connectGuarded, connectThroughUpstream, connectUpstream, splice } from './egress-connect.js';
 import { proxyAuthorization } from './proxy-agent.js';
 import type { ProxyEndpoint } from './proxy-pool.js';
@@ -69,17 +69,6 @@ function parseAuthority(authority: string): { host: string; port: number } | und
   const port = Number(m?.[2]);
   if (m?.[1] === undefined || !(port >= 1 && port <= 65535)) return undefined;
   return { host: m[1], port };
-}
-
-/**
- * Playwright `proxy` settings of a browser context for an egress route URL. `<-loopback>` removes
- * Chromium's implicit loopback bypass: without it, 127.0.0.0/8 and localhost would be fetched directly,
- * around the egress and its guard (Playwright adds it on its own unless the bypass list names a
- * loopback host or PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set; stating it does not
- * depend on that). A launch-level `--proxy-bypass-list` does not apply to per-context proxies.
- */
-export function egressContextProxy(routeUrl: string): { server: string; bypass: string } {
-  return { server: routeUrl, bypass: '<-loopback>' };
 }
 
 /** One local listener bound to one way out (direct, or one upstream proxy), with its own counters. */

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { TrawlError } from '@trawl/api-schema';
+import { TargetGuard } from '@trawl/net-guard';
+import { EgressProxy } from '@trawl/scrape-engine';
+import { startServer, type LocalServer } from '@trawl/testing';
+import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
+import { BrowserPool } from './browser-pool.js';
+import { adBlockPlugin, cookieConsentPlugin } from './browser-plugins.js';
+import { AdBlocker } from './blocking/ad-blocker.js';
+import { loadConsentAssets } from './blocking/cookie-consent.js';
+
+jest.setTimeout(30_000);
+
+// 127.0.0.2, exempted, plays a public site; 127.0.0.1 stays blocked (as in the egress tests).
+const PUBLIC_IP = '127.0.0.2';
+
+async function failure(promise: Promise<unknown>): Promise<TrawlError> {
+  const err = await promise.then(() => undefined, (e: unknown) => e);
+  if (!(err instanceof TrawlError)) throw new Error(`expected a TrawlError, got ${String(err)}`);
+  return err;
+}
+
+describe('BrowserFetcher target guard', () => {
+  let pub: LocalServer;
+  let internal: LocalServer;
+  let egress: EgressProxy;
+  let pool: BrowserPool;
+  let fetcher: BrowserFetcher;
+  const request = (url: string): BrowserFetchRequest => ({ url, signal: AbortSignal.timeout(20_000), timeoutMs: 20_000, maxBytes: 1_000_000 });
+
+  beforeAll(async () => {
+    internal = await startServer((_r, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>internal secret</p>'));
+    pub = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const to = url.searchParams.get('to');
+      if (url.pathname === '/redirect' && to) res.writeHead(302, { location: to }).end();
+      else if (url.pathname === '/script' && to) res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>leaving</p><script>location.href = ${JSON.stringify(to)}</script>`);
+      else if (url.pathname === '/subresource') res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>public page</p><img src="http://127.0.0.1:${internal.port}/x.png">`);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>public page</p>');
+    }, { host: PUBLIC_IP });
+    egress = new EgressProxy({ guard: new TargetGuard({ exemptAddresses: [PUBLIC_IP] }) });
+    await egress.start();
+    pool = new BrowserPool();
+    fetcher = new BrowserFetcher({ pool, egress, smartWaitMaxMs: 1500, plugins: [cookieConsentPlugin(await loadConsentAssets()), adBlockPlugin(await AdBlocker.load())] });
+  });
+
+  afterAll(async () => {
+    await pool.close();
+    await egress.close();
+    await Promise.all([pub.close(), internal.close()]);
+  });
+
+  it('fails a navigation to a blocked address with SCRAPE_BLOCKED_TARGET', async () => {
+    const err = await failure(fetcher.fetch(request(`http://127.0.0.1:${internal.port}/`)));
+    expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');
+  });
+
+  it('fails a redirect to a blocked address with SCRAPE_BLOCKED_TARGET', async () => {
+    const err = await failure(fetcher.fetch(request(`http://${PUBLIC_IP}:${pub.port}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${internal.port}/`)}`)));
+    expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');
+  });
+
+  it('fails a script navigation to a blocked address with SCRAPE_BLOCKED_TARGET', async () => {
+    const err = await failure(fetcher.fetch(request(`http://${PUBLIC_IP}:${pub.port}/script?to=${encodeURIComponent(`http://127.0.0.1:${internal.port}/`)}`)));
+    expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');
+  });
+
+  it('fails a script navigation to a blocked https address (a refused tunnel) with SCRAPE_BLOCKED_TARGET', async () => {
+    const err = await failure(fetcher.fetch(request(`http://${PUBLIC_IP}:${pub.port}/script?to=${encodeURIComponent(`https://127.0.0.1:${internal.port}/`)}`)));
+    expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');
+  });
+
+  it('scrapes a page whose blocked subresource is refused', async () => {
+    const r = await fetcher.fetch(request(`http://${PUBLIC_IP}:${pub.port}/subresource`));
+    expect(r.text).toContain('public page');
+    expect(internal.hits).toEqual([]);
+  });
+});

@@ -1,0 +1,355 @@
+import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
+import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
+import {
+  DEFAULT_USER_AGENT, abortError, detectContentKind, parseContentType, splitUrlCredentials,
+  type EgressProxy, type EgressRoute, type FetchRequest, type FetchResult, type Fetcher, type ProxyEndpoint,
+} from '@trawl/scrape-engine';
+import { egressContextProxy } from './egress-context-proxy.js';
+import type { BrowserFlavor, BrowserPool } from './browser-pool.js';
+import { buildEmulation } from './emulation.js';
+import { mapNavigationError } from './navigation-error.js';
+import { capturePage } from './page-capture.js';
+import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
+import { NetworkTracker, abortableDelay, waitForQuiet } from './smart-wait.js';
+
+/** Cookies and localStorage of a context (Playwright's storage state), as kept in a profile. */
+export type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
+
+/** A fetch that needs (or may use) a real browser. */
+export interface BrowserFetchRequest extends FetchRequest {
+  /** Time left in the job's budget, ms; `signal` fires when it runs out. */
+  timeoutMs: number;
+  /** Actions run after the page settled, before capture. */
+  actions?: readonly Action[];
+  /** The `screenshot` format, taken after the actions. */
+  screenshot?: { fullPage: boolean; quality?: number | undefined; viewport?: { width: number; height: number } | undefined };
+  /** Extra wait after the smart wait, ms. Default 0. */
+  waitForMs?: number;
+  /** Emulate a phone. */
+  mobile?: boolean;
+  /** Country (timezone, default locale) and preferred languages. */
+  location?: { country?: string | undefined; languages?: readonly string[] | undefined };
+  /** Block ads and trackers and dismiss cookie banners. Default true. */
+  blockAds?: boolean;
+  /** Use the stealth browser (the `enhanced` proxy tier). Default false. */
+  stealth?: boolean;
+  /** Browser state to start from (a profile). */
+  storageState?: StorageState;
+  /** Return the context's storage state at the end (a profile that saves changes). */
+  captureStorageState?: boolean;
+  /** Largest `executeJavascript` return (as JSON), bytes. Default 1 MiB. Screenshots, PDFs and HTML are capped by `maxBytes`. */
+  maxActionReturnBytes?: number;
+}
+
+/** What a browser fetch produced beyond the page itself. */
+export interface BrowserFetchResult extends FetchResult {
+  screenshot?: BrowserBinary;
+  actions?: ActionOutputs;
+  storageState?: StorageState;
+  /** Emulated time zone and locale. */
+  timezone: string;
+  locale: string;
+}
+
+/**
+ * Optional behaviour attached to each context (ad blocking, cookie banners). `attach` runs before the
+ * page is created; the session's `beforeCapture` after the smart wait, within `budgetMs`.
+ */
+export interface BrowserPlugin {
+  readonly name: string;
+  enabled(req: BrowserFetchRequest): boolean;
+  attach(context: BrowserContext): Promise<BrowserPluginSession>;
+}
+
+/** A plugin attached to one context. */
+export interface BrowserPluginSession {
+  beforeCapture?(page: Page, opts: { budgetMs: number; signal: AbortSignal }): Promise<void>;
+}
+
+/** Options of {@link BrowserFetcher}. */
+export interface BrowserFetcherOptions {
+  pool: BrowserPool;
+  /**
+   * The egress proxy every context connects through (target guard on each connection, upstream
+   * proxies). Without it the browser connects directly and nothing guards its connections: tests and
+   * trusted setups only.
+   */
+  egress?: EgressProxy;
+  plugins?: readonly BrowserPlugin[];
+  /** User-Agent of the standard browser unless the request sets one. Default a desktop Chrome. */
+  defaultUserAgent?: string;
+  /** Most time the smart wait (network quiet, DOM stable) takes before capture, ms. Default 8000. */
+  smartWaitMaxMs?: number;
+}
+
+/** Time kept back from the deadline for capture and conversion after the waits, ms. */
+const CAPTURE_RESERVE_MS = 1500;
+/** Default of {@link BrowserFetchRequest.maxActionReturnBytes}. */
+const DEFAULT_MAX_ACTION_RETURN_BYTES = 1024 * 1024;
+
+/** Splits a Cookie header into cookies for the target's host (they then survive redirects on it). */
+export function cookiesFromHeader(header: string, url: string): Array<{ name: string; value: string; url: string }> {
+  const out: Array<{ name: string; value: string; url: string }> = [];
+  const origin = new URL(url);
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!name) continue;
+    out.push({ name, value: part.slice(eq + 1).trim(), url: `${origin.protocol}//${origin.host}/` });
+  }
+  return out;
+}
+
+/** Playwright proxy settings for an upstream proxy used without the egress (credentials from the URL). */
+function upstreamProxy(endpoint: ProxyEndpoint): NonNullable<BrowserContextOptions['proxy']> {
+  const url = endpoint.url;
+  return {
+    server: `${url.protocol}//${url.host}`,
+    bypass: '<-loopback>',
+    ...(url.username ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : {}),
+  };
+}
+
+function refusalMessage(code: ErrorCode): string {
+  switch (code) {
+    case 'SCRAPE_BLOCKED_TARGET': return 'The target resolves to an address that may not be reached.';
+    case 'SCRAPE_PROXY_ERROR': return 'The upstream proxy refused or failed the connection.';
+    case 'SCRAPE_DNS_RESOLUTION_ERROR': return 'The target host name could not be resolved.';
+    case 'SCRAPE_TIMEOUT': return 'The target did not answer in time.';
+    default: return 'The target could not be reached.';
+  }
+}
+
+/** The language tags of an Accept-Language value, q-values dropped (order kept). */
+function languagesOf(acceptLanguage: string | undefined): string[] | undefined {
+  const tags = acceptLanguage?.split(',').map((t) => t.split(';')[0]?.trim() ?? '').filter(Boolean);
+  return tags?.length ? tags : undefined;
+}
+
+/**
+ * Playwright derives Accept-Language and `navigator.languages` from the context's single `locale`,
+ * and its override beats extra headers; the whole preference list is set on the page through the
+ * protocol instead (Chromium adds the q-values: `de-DE,de;q=0.9`).
+ */
+async function overrideLanguages(context: BrowserContext, page: Page, userAgent: string | undefined, languages: readonly string[]): Promise<void> {
+  if (!userAgent || languages.length === 0) return;
+  const cdp = await context.newCDPSession(page);
+  // The session stays attached: detaching it would drop the override. It ends with the page.
+  await cdp.send('Emulation.setUserAgentOverride', { userAgent, acceptLanguage: languages.join(',') });
+}
+
+/**
+ * Follows the main frame's navigations after the first: the last one refused by the egress (an
+ * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
+ * the http engine reports it. Refused subresources are not followed: the page is fine without them.
+ */
+function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void } {
+  let refused: ErrorCode | undefined;
+  // request.frame() throws for requests without a frame (service workers): an event handler must not.
+  const isMainNavigation = (request: Request) => {
+    try {
+      return request.isNavigationRequest() && request.frame() === page.mainFrame();
+    } catch {
+      return false;
+    }
+  };
+  page.on('response', (response) => {
+    const request = response.request();
+    if (!isMainNavigation(request)) return;
+    const code = response.headers()['x-trawl-error'];
+    refused = code !== undefined && isErrorCode(code) ? code : undefined;
+  });
+  page.on('requestfailed', (request) => {
+    if (!isMainNavigation(request)) return;
+    const failure = request.failure()?.errorText ?? '';
+    const refusal = route?.lastRefusal;
+    if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal.code;
+  });
+  return {
+    throwIfRefused() {
+      if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
+    },
+  };
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The redirect hops of a navigation, oldest first, final URL last (empty without redirects). */
+function redirectChain(response: Response): string[] {
+  const urls: string[] = [];
+  for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) urls.unshift(r.url());
+  if (urls.length === 0) return [];
+  return [...urls.slice(1), response.url()];
+}
+
+/**
+ * The browser engine: renders the page in a fresh context of the pool, waits for it to settle, runs
+ * the actions, and captures HTML (shadow DOM included), screenshot and storage state.
+ */
+export class BrowserFetcher implements Fetcher {
+  readonly name = 'browser';
+  private readonly plugins: readonly BrowserPlugin[];
+  private readonly defaultUserAgent: string;
+  private readonly smartWaitMaxMs: number;
+
+  constructor(private readonly options: BrowserFetcherOptions) {
+    this.plugins = options.plugins ?? [];
+    this.defaultUserAgent = options.defaultUserAgent ?? DEFAULT_USER_AGENT;
+    this.smartWaitMaxMs = options.smartWaitMaxMs ?? 8000;
+  }
+
+  async fetch(given: BrowserFetchRequest): Promise<BrowserFetchResult> {
+    // Credentials in the URL answer that origin's Basic challenges only; the page is loaded without them.
+    const { url, credentials } = splitUrlCredentials(new URL(given.url));
+    const req = { ...given, url: url.href };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TrawlError('SCRAPE_INVALID_URL', `Only http and https URLs can be scraped, not ${url.protocol}`);
+    }
+    const started = Date.now();
+    const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    const { cookie, 'user-agent': userAgent, 'accept-language': acceptLanguageHeader, ...extraHeaders } = headers;
+    // An explicit Accept-Language (header or request field) wins over `location.languages`.
+    const languages = languagesOf(acceptLanguageHeader ?? req.acceptLanguage) ?? req.location?.languages;
+    const emulation = buildEmulation({
+      mobile: req.mobile ?? false,
+      ...(req.location?.country ? { country: req.location.country } : {}),
+      ...(languages?.length ? { languages } : {}),
+      ...(userAgent ?? req.userAgent ? { userAgent: userAgent ?? req.userAgent } : {}),
+      defaultUserAgent: this.defaultUserAgent,
+    });
+    const contextOptions: BrowserContextOptions = {
+      ...emulation.contextOptions,
+      extraHTTPHeaders: extraHeaders,
+      ignoreHTTPSErrors: req.skipTlsVerification ?? false,
+      bypassCSP: true,
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      ...(req.storageState ? { storageState: req.storageState } : {}),
+      ...(credentials ? { httpCredentials: { ...credentials, origin: url.origin } } : {}),
+    };
+    const flavor: BrowserFlavor = req.stealth ? 'stealth' : 'standard';
+    const deadline = Date.now() + req.timeoutMs;
+    const remaining = () => deadline - Date.now();
+    // One egress route per context: its refusals explain this scrape's failures and nobody else's.
+    const route = this.options.egress ? await this.options.egress.openRoute(req.proxy ?? null) : undefined;
+    if (route) contextOptions.proxy = egressContextProxy(route.url);
+    else if (req.proxy) contextOptions.proxy = upstreamProxy(req.proxy);
+    // A crashed renderer (out of memory, or killed by the pool past its cap) leaves page calls and
+    // waits hanging: the crash aborts the whole fetch, with its own code as the reason.
+    const crash = new AbortController();
+    const signal = AbortSignal.any([req.signal, crash.signal]);
+    const run = { ...req, signal };
+    try {
+      return await this.options.pool.withContext({ flavor, contextOptions, signal }, async (context) => {
+        if (cookie) await context.addCookies(cookiesFromHeader(cookie, req.url));
+        const sessions: BrowserPluginSession[] = [];
+        for (const plugin of this.plugins.filter((p) => p.enabled(req))) sessions.push(await plugin.attach(context));
+        const network = new NetworkTracker(context);
+        const page = await context.newPage();
+        // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.
+        context.on('page', (other) => { if (other !== page) void other.close().catch(() => undefined); });
+        page.on('crash', () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)')));
+        const mainFrame = watchMainFrame(page, route);
+        await overrideLanguages(context, page, contextOptions.userAgent, emulation.languages);
+        const response = await this.navigate(page, run, remaining, route);
+        const ttfbMs = Date.now() - started;
+        const result = await this.render(page, network, response, run, { remaining, sessions });
+        // A later navigation of the page itself (script, meta refresh) to a refused address.
+        mainFrame.throwIfRefused();
+        return {
+          ...result,
+          requestedUrl: req.url,
+          redirects: redirectChain(response),
+          timezone: emulation.timezoneId,
+          locale: emulation.locale,
+          timings: { ttfbMs, totalMs: Date.now() - started },
+          ...(req.captureStorageState ? { storageState: await context.storageState() } : {}),
+        };
+      });
+    } catch (err) {
+      if (signal.aborted) throw abortError(signal);
+      throw err;
+    } finally {
+      await route?.close();
+    }
+  }
+
+  private async navigate(page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined): Promise<Response> {
+    let response: Response | null;
+    try {
+      response = await page.goto(req.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, remaining()) });
+    } catch (err) {
+      if (req.signal.aborted) throw abortError(req.signal);
+      const refusal = route?.lastRefusal;
+      if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
+        throw new TrawlError(refusal.code, refusalMessage(refusal.code), { retryable: refusal.code === 'SCRAPE_PROXY_ERROR', details: { host: refusal.host }, cause: err });
+      }
+      throw mapNavigationError(err, remaining());
+    }
+    if (!response) throw new TrawlError('SCRAPE_FAILED', 'The browser got no response for the page');
+    return response;
+  }
+
+  private async render(
+    page: Page,
+    network: NetworkTracker,
+    response: Response,
+    req: BrowserFetchRequest,
+    ctx: { remaining: () => number; sessions: readonly BrowserPluginSession[] },
+  ): Promise<Omit<BrowserFetchResult, 'requestedUrl' | 'redirects' | 'timezone' | 'locale' | 'timings'>> {
+    const responseHeaders = await response.allHeaders();
+    // The egress answers a refused plain-http request itself, marked with the code.
+    const refused = responseHeaders['x-trawl-error'];
+    if (refused && isErrorCode(refused)) throw new TrawlError(refused, refusalMessage(refused));
+    const declared = parseContentType(responseHeaders['content-type']).mimeType;
+    if (declared && !/html|xml/.test(declared)) {
+      // Not a page (a PDF, JSON, an image): the body as served, for the same pipeline as plain HTTP.
+      const body = await response.body();
+      if (body.length > req.maxBytes) throw new TrawlError('SCRAPE_TOO_LARGE', `The page is larger than ${req.maxBytes} bytes`);
+      const detected = detectContentKind({ mimeType: declared, bytes: body });
+      const textual = ['html', 'xhtml', 'text', 'json', 'xml'].includes(detected.kind);
+      return {
+        url: response.url(), statusCode: response.status(), headers: responseHeaders, contentType: detected.mimeType,
+        kind: detected.kind,
+        ...(textual ? { text: body.toString('utf8'), charset: 'utf-8' } : { body }),
+      };
+    }
+    const budget = (ms: number) => Math.max(0, Math.min(ms, ctx.remaining() - CAPTURE_RESERVE_MS));
+    await waitForQuiet(page, network, { budgetMs: budget(this.smartWaitMaxMs), signal: req.signal });
+    // Plugins (cookie banners) finish what they found while the page settled.
+    for (const session of ctx.sessions) await session.beforeCapture?.(page, { budgetMs: budget(5000), signal: req.signal });
+    if (req.waitForMs) await abortableDelay(budget(req.waitForMs), req.signal);
+    const actions = req.actions?.length
+      ? await runActions(req.actions, {
+        page, network, signal: req.signal, remaining: ctx.remaining,
+        maxReturnBytes: req.maxActionReturnBytes ?? DEFAULT_MAX_ACTION_RETURN_BYTES, maxOutputBytes: req.maxBytes,
+      })
+      : undefined;
+    const screenshot = req.screenshot ? await takeScreenshot(page, { ...req.screenshot, timeoutMs: ctx.remaining() }) : undefined;
+    if (screenshot && screenshot.data.length > req.maxBytes) {
+      throw new TrawlError('RESULT_TOO_LARGE', `The screenshot is larger than ${req.maxBytes} bytes`, { details: { part: 'screenshot', limitBytes: req.maxBytes } });
+    }
+    const captured = await capturePage(page, { maxBytes: req.maxBytes });
+    if (captured.html === undefined) {
+      throw new TrawlError('SCRAPE_TOO_LARGE', `The rendered page is larger than ${req.maxBytes} bytes`);
+    }
+    return {
+      url: captured.url,
+      statusCode: response.status(),
+      headers: responseHeaders,
+      contentType: declared ?? 'text/html',
+      charset: 'utf-8',
+      kind: declared === 'application/xhtml+xml' ? 'xhtml' : 'html',
+      text: captured.html,
+      ...(screenshot ? { screenshot } : {}),
+      ...(actions ? { actions } : {}),
+    };
+  }
+}
