@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, queueEnv, webhookEnv } from '@trawl/config';
 import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 
 /**
@@ -10,6 +10,7 @@ import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 export const apiConfigSchema = z.object({
   ...commonEnv,
   ...cacheEnv,
+  ...queueEnv,
   ...blobStoreEnv,
   ...webhookEnv,
   /** Listening port. Default 3002. */
@@ -45,10 +46,6 @@ export const apiConfigSchema = z.object({
    * proxy. Default 256.
    */
   TRAWL_MAX_CONNECTIONS_PER_CLIENT: envInt(256, { min: 0 }),
-  /** Waiting jobs a team may have before 429. Default 10000. */
-  TRAWL_BACKLOG_CAP: envInt(10_000, { min: 1 }),
-  /** How long finished scrape results can be fetched again, seconds. Default 86400. */
-  TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
   /** Grace a sync request waits past its timeout for the worker's own timeout answer, ms. Default 2000. */
   TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
   /**

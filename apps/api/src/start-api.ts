@@ -3,27 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import {
-  Admission,
-  ClusterStats,
-  CrawlCoordinator,
-  CrawlStore,
-  CreditLedger,
-  JobDispatcher,
-  QueueSet,
-  RateLimiter,
-  DocumentBodyStore,
-  RedisKeys,
-  ResultStore,
-  ResultWaiter,
-  JobCancellations,
-  TeamStore,
-  closeRedisClient,
-  createRedisClient,
-  redisConnectionFromEnv,
-  WebhookSender, webhookCrawlNotifier,
-  MonitorScheduler, MonitorStore, monitorCrawlEnded,
-} from '@trawl/queue';
+import { RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
@@ -61,25 +41,22 @@ export async function startApi(
 ): Promise<ApiHandle> {
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'api' });
-  const redisOpts = redisConnectionFromEnv(config);
   // One throttled line while Redis is down, not one per reconnection attempt of each client.
-  const onError = throttledErrorLog(logger, 'redis connection error');
-  // Commands of requests give up after a few reconnection attempts (503), instead of waiting forever.
-  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-api', onError, maxRetriesPerRequest: API_REDIS_RETRIES });
-  const subscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-sub', onError });
-  const crawlSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-api-crawl-sub', onError });
+  const onRedisError = throttledErrorLog(logger, 'redis connection error');
+  const stack = createQueueStack(config, {
+    connectionName: 'trawl-api', onRedisError,
+    // Commands of requests give up after a few reconnection attempts (503), instead of waiting forever.
+    maxRetriesPerRequest: API_REDIS_RETRIES,
+    onWebhookError: (err) => logger.warn({ err }, 'webhook could not be queued'),
+  });
+  const { redis, keys, teams, cancellations, queues, results, dispatcher, credits, coordinator, notify, monitorScheduler } = stack;
   // Commands give up after a few reconnections: at startup, wait for Redis instead (it may start later).
   // (Not events.once: it would reject on the first connection error.)
   if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
-  const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
-  const teams = new TeamStore(redis, keys);
-  const cancellations = new JobCancellations(redis, keys);
-  const queues = new QueueSet(redis, keys, { onError });
-  const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
-  const waiter = new ResultWaiter(subscriber, keys, results);
+  const crawlStore = stack.crawls;
+  const waiter = new ResultWaiter(stack.connection('sub'), keys, results);
   await waiter.start();
-  registerClusterMetrics(registry, () => new ClusterStats(redis, keys).snapshot());
-  const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP }), queues);
+  registerClusterMetrics(registry, () => stack.clusterStats.snapshot());
   if (config.TRAWL_BOOTSTRAP_API_KEY) {
     const team = await teams.ensureKey(config.TRAWL_BOOTSTRAP_API_KEY, 'default');
     logger.info({ teamId: team.id }, 'bootstrap API key ready');
@@ -101,29 +78,22 @@ export async function startApi(
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
   let shuttingDown = false;
-  const credits = new CreditLedger(redis, keys);
-  const crawlStore = new CrawlStore(redis, keys);
-  const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
-  const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
-  const monitorScheduler = new MonitorScheduler(queues);
-  // A cancel here can end a monitor target's batch or crawl: its check hears of it.
-  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, { onEnded: monitorCrawlEnded(monitorScheduler) });
   const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const monitors = new MonitorService({
-    store: new MonitorStore(redis, keys), scheduler: monitorScheduler, capabilities,
+    store: stack.monitors, scheduler: monitorScheduler, capabilities,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
     minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
   });
-  const hub = new CrawlEventHub(crawlSubscriber, keys);
+  const hub = new CrawlEventHub(stack.connection('crawl-sub'), keys);
   await hub.start();
   const app = createApp({
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
     dispatcher, results, waiter, queues, crawls, monitors,
-    documentBodies: new DocumentBodyStore(redis, keys),
+    documentBodies: stack.documentBodies,
     cancellations,
     capabilities,
     blobs: localBlobs,
@@ -177,9 +147,7 @@ export async function startApi(
       hub.close();
       if (sweeper) clearInterval(sweeper);
       await blobStore.close();
-      await queues.close();
-      subscriber.disconnect();
-      await closeRedisClient(redis);
+      await stack.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBoolean, envInt, envList, envOptionalString, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, envBoolean, envInt, envList, envOptionalString, queueEnv, webhookEnv } from '@trawl/config';
 import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
@@ -29,6 +29,7 @@ export const workerConfigSchema = z.object({
   ...commonEnv,
   ...blobStoreEnv,
   ...cacheEnv,
+  ...queueEnv,
   /** Roles this process takes jobs for, comma-separated. Default `http`. */
   TRAWL_WORKER_ROLES: envList().pipe(z.array(z.enum(WORKER_ROLES))).transform((r) => (r.length ? r : (['http'] as WorkerRole[]))),
   /** Port of the worker's /metrics and /health endpoints; 0 picks a free one. Default 3003. */
@@ -63,8 +64,6 @@ export const workerConfigSchema = z.object({
   TRAWL_SHUTDOWN_GRACE_MS: envInt(30_000, { min: 0 }),
   /** How often admitted jobs are reconciled with BullMQ (slot leak repair), ms. Default 5000. */
   TRAWL_REAPER_INTERVAL_MS: envInt(5_000, { min: 100 }),
-  /** How long finished scrape results can be fetched again, seconds. Default 86400. */
-  TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
   /** Browser pages one `browser` worker renders at once (each a context). Default 4. */
   TRAWL_BROWSER_CONCURRENCY: envInt(4, { min: 1, max: 64 }),
   /** Chromium binary of the browser role. Default `/usr/bin/chromium` (Debian's package). */

@@ -2,11 +2,7 @@ import { Worker } from 'bullmq';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
-import {
-  Admission, ChangeStore, ClusterStats, CrawlCoordinator, CrawlStore, PageCache, CreditLedger, DocumentBodyStore, HostRateLimiter, JobDispatcher, ProfileStore, QueueSet, RedisKeys, ResultStore,
-  CancellationWatcher, JobCancellations, closeRedisClient, createRedisClient, redisConnectionFromEnv, WebhookSender, webhookCrawlNotifier,
-  MonitorScheduler, MonitorStore, TeamStore, monitorCrawlEnded,
-} from '@trawl/queue';
+import { CancellationWatcher, HostRateLimiter, PageCache, closeRedisClient, createQueueStack, createRedisClient } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, HttpFetcher, ProxyPools, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
@@ -56,18 +52,17 @@ export interface StartWorkerOptions {
 export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions): Promise<WorkerHandle> {
   const { logger } = opts;
   const registry = opts.registry ?? createMetricsRegistry({ role: 'worker' });
-  const redisOpts = redisConnectionFromEnv(config);
   // While Redis is down every client fails once per reconnection attempt: one line per 30 s instead.
   const onError = throttledErrorLog(logger, 'redis connection error');
-  const redis = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker', onError });
-  const bullConnection = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-bull', onError });
-  const cancelSubscriber = createRedisClient({ ...redisOpts, connectionName: 'trawl-worker-cancel-sub', onError });
-  const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
-  const cancellations = new CancellationWatcher(cancelSubscriber, keys, new JobCancellations(redis, keys));
+  const stack = createQueueStack(config, {
+    connectionName: 'trawl-worker', crawlStaleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS, onRedisError: onError,
+    onWebhookError: (err) => logger.warn({ err }, 'webhook could not be queued'),
+  });
+  const { redis, keys, dispatcher, results, credits, teams, coordinator, notify, webhooks, monitorScheduler } = stack;
+  const crawlStore = stack.crawls;
+  const bullConnection = stack.connection('bull');
+  const cancellations = new CancellationWatcher(stack.connection('cancel-sub'), keys, stack.cancellations);
   await cancellations.start();
-  const queues = new QueueSet(redis, keys, { onError });
-  const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys), queues);
-  const results = new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC });
   const shutdown = new AbortController();
   let shuttingDown = false;
 
@@ -85,19 +80,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
   const documents = config.TRAWL_WORKER_ROLES.includes('documents') ? await startDocumentParser(config, logger, opts.htmlMode ?? 'threads') : undefined;
-  const credits = new CreditLedger(redis, keys);
-  const teams = new TeamStore(redis, keys);
-  const crawlStore = new CrawlStore(redis, keys);
-  const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
-  const notify = webhookCrawlNotifier(webhooks, (err) => logger.warn({ err }, 'webhook could not be queued'));
-  const monitorScheduler = new MonitorScheduler(queues);
-  const coordinator = new CrawlCoordinator(crawlStore, dispatcher, queues, notify, {
-    staleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS,
-    // Whoever records a monitor target's last page tells its check.
-    onEnded: monitorCrawlEnded(monitorScheduler),
-  });
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
-  const changeStore = new ChangeStore(redis, keys);
+  const changeStore = stack.changes;
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
   const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
     ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache', onError })
@@ -108,7 +92,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
     })
     : undefined;
-  registerClusterMetrics(registry, () => new ClusterStats(redis, keys).snapshot(cacheRedis));
+  registerClusterMetrics(registry, () => stack.clusterStats.snapshot(cacheRedis));
   if (pageCache && cacheRedis !== redis && config.TRAWL_CACHE_MAX_BYTES === 0) {
     // Unbounded by us and unable to evict: a full cache Redis would refuse every write.
     void cacheRedis.config('GET', 'maxmemory-policy').then((reply) => {
@@ -123,10 +107,10 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     proxies: new ProxyPools({ basic: config.TRAWL_PROXY_BASIC, enhanced: config.TRAWL_PROXY_ENHANCED }),
     ...(blobs ? { blobs } : {}),
     ...(documents ? { documents } : {}),
-    documentBodies: new DocumentBodyStore(redis, keys),
+    documentBodies: stack.documentBodies,
     documentParsing: config.TRAWL_DOCUMENT_PARSING,
     blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC,
-    profiles: new ProfileStore(redis, keys),
+    profiles: stack.profiles,
     converter, results, dispatcher,
     credits,
     teams,
@@ -177,7 +161,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
   }
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
-    const monitors = new MonitorStore(redis, keys);
+    const monitors = stack.monitors;
     const monitorProcessor = new MonitorProcessor({
       starter: new MonitorCheckStarter({
         monitors, scheduler: monitorScheduler, crawls: crawlStore, coordinator, credits, teams, logger,
@@ -245,12 +229,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await browser?.close();
       await blobs?.close();
       if ('close' in fetcher && typeof fetcher.close === 'function') await (fetcher.close as () => Promise<void>)();
-      await queues.close();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
-      bullConnection.disconnect();
-      cancelSubscriber.disconnect();
       if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
-      await closeRedisClient(redis);
+      await stack.close();
     },
   };
 }

@@ -52,7 +52,7 @@ export class ThreadPool<Q, R> {
 
   run(request: Q, signal: AbortSignal, transfer: Transferable[] = []): Promise<R> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new TrawlError('SERVICE_UNAVAILABLE', `${this.opts.label} is shutting down`, { retryable: true }));
+      if (this.closed) return reject(new TrawlError('SERVICE_UNAVAILABLE', `${this.opts.label} is shutting down`));
       if (signal.aborted) return reject(this.abortError(signal));
       const task: Task<Q, R> = { id: this.nextId++, request, transfer, signal, resolve, reject };
       const onAbort = () => this.abort(task);
@@ -140,7 +140,7 @@ export class ThreadPool<Q, R> {
 
   async close(): Promise<void> {
     this.closed = true;
-    const closing = () => new TrawlError('SERVICE_UNAVAILABLE', 'shutting down', { retryable: true });
+    const closing = () => new TrawlError('SERVICE_UNAVAILABLE', 'shutting down');
     for (const t of this.queue.splice(0)) t.reject(closing());
     for (const s of this.slots) s.task?.reject(closing());
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));

@@ -1,4 +1,5 @@
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode, type ErrorCode } from './error-codes.js';
+export { ERROR_RETRY, retryClassOf, type RetryClass } from './error-retry.js';
 export { TrawlError, isErrorData, type ErrorData, type TrawlErrorOptions } from './trawl-error.js';
 export { redactUrl } from './redact-url.js';
 export {

@@ -1,4 +1,5 @@
 import { isErrorCode, type ErrorCode } from './error-codes.js';
+import { ERROR_RETRY } from './error-retry.js';
 
 /** How an error crosses a process boundary (queue, result store): data, never a packed string. */
 export interface ErrorData {
@@ -9,7 +10,10 @@ export interface ErrorData {
 }
 
 export interface TrawlErrorOptions {
-  /** Whether trying again may succeed (decides BullMQ retries). Default false. */
+  /**
+   * Whether trying again may succeed (decides BullMQ retries). Default: the code's class in
+   * `ERROR_RETRY` is not `never`. Set it only where this cause differs from its code's rule.
+   */
   retryable?: boolean;
   details?: Record<string, unknown>;
   cause?: unknown;
@@ -28,7 +32,7 @@ export class TrawlError extends Error {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'TrawlError';
     this.code = code;
-    this.retryable = opts.retryable ?? false;
+    this.retryable = opts.retryable ?? ERROR_RETRY[code] !== 'never';
     this.details = opts.details;
   }
 

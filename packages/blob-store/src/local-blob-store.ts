@@ -104,7 +104,7 @@ export class LocalBlobStore implements BlobStore {
       if (isNodeError(err, 'ENOTDIR', 'EISDIR', 'EEXIST')) {
         throw new TrawlError('BLOB_INVALID_KEY', 'Blob key clashes with an existing key', { cause: err });
       }
-      throw new TrawlError('BLOB_STORE_FAILED', 'Could not write blob', { retryable: true, cause: err });
+      throw new TrawlError('BLOB_STORE_FAILED', 'Could not write blob', { cause: err });
     }
   }
 
@@ -134,14 +134,14 @@ export class LocalBlobStore implements BlobStore {
       meta = JSON.parse(await readFile(this.pathOf('meta', `${key}.json`), 'utf8')) as BlobMeta;
     } catch (err) {
       if (isNodeError(err, 'ENOENT', 'ENOTDIR')) throw new TrawlError('NOT_FOUND', 'Blob not found');
-      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { retryable: true, cause: err });
+      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { cause: err });
     }
     let handle;
     try {
       handle = await open(this.pathOf('objects', key), 'r');
     } catch (err) {
       if (isNodeError(err, 'ENOENT', 'ENOTDIR')) throw new TrawlError('NOT_FOUND', 'Blob not found');
-      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { retryable: true, cause: err });
+      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { cause: err });
     }
     try {
       const { size } = await handle.stat();
@@ -155,7 +155,7 @@ export class LocalBlobStore implements BlobStore {
       return { stream: handle.createReadStream(), contentType, size };
     } catch (err) {
       await handle.close();
-      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { retryable: true, cause: err });
+      throw new TrawlError('BLOB_STORE_FAILED', 'Could not read blob', { cause: err });
     }
   }
 

@@ -2,3 +2,4 @@ export { loadConfig, ConfigError } from './load-config.js';
 export { envBoolean, envInt, envOptionalString, envList, envBaseUrl, commonEnv, LOG_LEVELS } from './env-fields.js';
 export { webhookEnv } from './webhook-env.js';
 export { cacheEnv } from './cache-env.js';
+export { queueEnv } from './queue-env.js';

@@ -1,3 +1,8 @@
+import { defineScript } from './redis-script.js';
+
+/** Raw reply of ADMIT and RELEASE: two fields, then (id, spec) pairs of promoted jobs. */
+const promotedReply = (reply: unknown) => reply as (string | number)[];
+
 /*
  * Lua scripts of the per-team concurrency groups. All keys of one call belong to one team and share
  * its hash tag, so each script is atomic on a single Redis and on Cluster alike.
@@ -31,7 +36,7 @@ end
  * Returns {status, position, id1, spec1, id2, spec2, ...}: status `ok`, `dup` or `full`; position is
  * the job's 1-based place in the backlog (0 when it was admitted at once); then every promoted job.
  */
-export const ADMIT_LUA = `${PROMOTE}
+const ADMIT_LUA = `${PROMOTE}
 local jobId = ARGV[1]
 local now = tonumber(ARGV[2])
 local conc = tonumber(redis.call('HGET', KEYS[5], 'concurrency') or ARGV[7])
@@ -57,7 +62,7 @@ return out
  * ARGV[1] jobId, ARGV[2] now ms, ARGV[3] check-after ms, ARGV[4] concurrency when the team has none
  * Returns {removedFromActive (0|1), 0, id1, spec1, ...}.
  */
-export const RELEASE_LUA = `${PROMOTE}
+const RELEASE_LUA = `${PROMOTE}
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -69,10 +74,21 @@ return promote({removed, 0}, tonumber(ARGV[2]), tonumber(ARGV[3]), conc)
  * WITHDRAW: removes a job that is still waiting in the backlog (its caller gave up); a job that was
  * already admitted is left alone. KEYS[1] backlog, KEYS[2] pending; ARGV[1] jobId. Returns 1 or 0.
  */
-export const WITHDRAW_LUA = `
+const WITHDRAW_LUA = `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
   redis.call('HDEL', KEYS[2], ARGV[1])
   return 1
 end
 return 0
 `;
+
+/**
+ * HSET_IF_EXISTS: replaces one field of a hash only while the field exists.
+ * KEYS[1] the hash; ARGV[1] field, ARGV[2] value. Returns 0.
+ */
+const HSET_FIELD_IF_EXISTS_LUA = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return 0";
+
+export const admitScript = defineScript({ name: 'trawlAdmit', numberOfKeys: 5, lua: ADMIT_LUA, decode: promotedReply });
+export const releaseScript = defineScript({ name: 'trawlAdmRelease', numberOfKeys: 4, lua: RELEASE_LUA, decode: promotedReply });
+export const withdrawScript = defineScript({ name: 'trawlAdmWithdraw', numberOfKeys: 2, lua: WITHDRAW_LUA, decode: (reply) => reply === 1 });
+export const updateSpecScript = defineScript({ name: 'trawlAdmUpdateSpec', numberOfKeys: 1, lua: HSET_FIELD_IF_EXISTS_LUA, decode: () => undefined });

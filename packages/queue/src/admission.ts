@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
-import { ADMIT_LUA, RELEASE_LUA, WITHDRAW_LUA } from './admission-scripts.js';
+import { admitScript, releaseScript, updateSpecScript, withdrawScript } from './admission-scripts.js';
 
 /** Priority class inside a team: interactive (sync scrapes) before bulk (crawl and batch pages). */
 export type PriorityClass = 'interactive' | 'bulk';
@@ -69,11 +69,10 @@ export class Admission {
     const k = this.keys;
     const t = spec.teamId;
     const now = this.now();
-    const raw = (await this.redis.eval(
-      ADMIT_LUA, 5, k.admActive(t), k.admBacklog(t), k.admPending(t), k.admSeq(t), k.team(t),
+    const raw = await admitScript.run(this.redis, [k.admActive(t), k.admBacklog(t), k.admPending(t), k.admSeq(t), k.team(t)], [
       spec.jobId, String(now), String(this.checkAfterMs), spec.priorityClass === 'interactive' ? '0' : '1',
       JSON.stringify(spec), String(this.backlogCap), String(this.defaultConcurrency),
-    )) as (string | number)[];
+    ]);
     const status = raw[0];
     if (status === 'dup') return { status: 'duplicate', promoted: [] };
     if (status === 'full') return { status: 'backlog-full', promoted: [] };
@@ -87,17 +86,16 @@ export class Admission {
   async release(teamId: string, jobId: string): Promise<{ released: boolean; promoted: PromotedJob[] }> {
     const k = this.keys;
     const now = this.now();
-    const raw = (await this.redis.eval(
-      RELEASE_LUA, 4, k.admActive(teamId), k.admBacklog(teamId), k.admPending(teamId), k.team(teamId),
+    const raw = await releaseScript.run(this.redis, [k.admActive(teamId), k.admBacklog(teamId), k.admPending(teamId), k.team(teamId)], [
       jobId, String(now), String(this.checkAfterMs), String(this.defaultConcurrency),
-    )) as (string | number)[];
+    ]);
     return { released: Number(raw[0]) === 1, promoted: this.decodePromoted(raw, now) };
   }
 
   /** Removes a job still waiting for a slot; false when it was already admitted (or is unknown). */
   async withdraw(teamId: string, jobId: string): Promise<boolean> {
     const k = this.keys;
-    return (await this.redis.eval(WITHDRAW_LUA, 2, k.admBacklog(teamId), k.admPending(teamId), jobId)) === 1;
+    return withdrawScript.run(this.redis, [k.admBacklog(teamId), k.admPending(teamId)], [jobId]);
   }
 
   /** Jobs of the team holding a slot and waiting for one. */
@@ -117,10 +115,7 @@ export class Admission {
 
   /** Replaces the stored spec of a job still admitted or waiting (no effect otherwise). */
   async updateSpec(teamId: string, spec: DispatchSpec): Promise<void> {
-    await this.redis.eval(
-      "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return 0",
-      1, this.keys.admPending(teamId), spec.jobId, JSON.stringify(spec),
-    );
+    await updateSpecScript.run(this.redis, [this.keys.admPending(teamId)], [spec.jobId, JSON.stringify(spec)]);
   }
 
   /** Admitted jobs of the team whose next check time has passed. */

@@ -3,6 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { END_LUA, ENQUEUE_LUA, KICKOFF_DONE_LUA, PAGE_DONE_LUA, PUMP_LUA } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
+import { releaseLockScript } from './redis-script.js';
 
 /** A crawl discovers pages from links; a batch scrape has a fixed (appendable) URL list. */
 export type CrawlKind = 'crawl' | 'batch';
@@ -344,12 +345,9 @@ export class CrawlStore {
   /** Gives an idempotency key back (the request it guarded failed), if it still names `crawlId`. */
   async releaseIdempotencyKey(teamId: string, key: string, crawlId: string): Promise<void> {
     const k = this.keys.idempotency(teamId, createHash('sha256').update(key).digest('hex'));
-    await this.redis.eval(RELEASE_KEY_LUA, 1, k, crawlId);
+    await releaseLockScript.run(this.redis, [k], [crawlId]);
   }
 }
-
-/** Deletes KEYS[1] only while it still holds ARGV[1] (compare and delete). */
-const RELEASE_KEY_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
 function encodeDocument(doc: Record<string, unknown>): Buffer {

@@ -74,3 +74,4 @@ export { MonitorScheduler, monitorCrawlEnded, nameUuid } from './monitor-schedul
 export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
 export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';
 export { ClusterStats, readRedisMemory, QUEUE_JOB_STATES, type QueueJobState, type QueueStats, type RedisMemory } from './cluster-stats.js';
+export { createQueueStack, type QueueStack, type QueueStackConfig, type QueueStackOptions } from './queue-stack.js';

@@ -3,6 +3,7 @@ import type { Admission, AdmitOutcome, DispatchSpec, PromotedJob } from './admis
 import { bullPriority } from './job-catalog.js';
 import type { QueueSet } from './queue-set.js';
 import type { RedisKeys } from './redis-keys.js';
+import { releaseLockScript } from './redis-script.js';
 
 /** What one reconciliation pass found and repaired. */
 export interface ReconcileReport {
@@ -112,10 +113,7 @@ export class JobDispatcher {
       }
     } finally {
       // Release the lock only if it is still ours.
-      await this.redis.eval(
-        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-        1, lockKey, token,
-      );
+      await releaseLockScript.run(this.redis, [lockKey], [token]);
     }
     return report;
   }

@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { TrawlError } from '@trawl/api-schema';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
+import { releaseLockScript } from './redis-script.js';
 
 /** Releases the lock only when the caller still owns it. KEYS[1] lock; ARGV[1] owner. */
-const RELEASE_LOCK_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-
 /**
  * Persistent browser profiles (`profile: {name, saveChanges}`): the storage state (cookies,
  * localStorage) of a team's named profile, kept without expiry, plus the lock that lets only one
@@ -51,6 +50,6 @@ export class ProfileStore {
   }
 
   async unlock(teamId: string, name: string, owner: string): Promise<void> {
-    await this.redis.eval(RELEASE_LOCK_LUA, 1, this.keys.profileLock(teamId, this.hash(name)), owner);
+    await releaseLockScript.run(this.redis, [this.keys.profileLock(teamId, this.hash(name))], [owner]);
   }
 }

@@ -105,9 +105,7 @@ export class ScrapeService {
     });
     if (admit.status === 'backlog-full') {
       this.deps.waiter.cancel(jobId);
-      throw new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots; retry later', {
-        retryable: true,
-      });
+      throw new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots; retry later');
     }
     log.debug({ admission: admit.status }, 'scrape submitted');
     const stopWaiting = this.withdrawAtDeadline(team.id, jobId, deadline, opts.clientGone);
@@ -122,7 +120,7 @@ export class ScrapeService {
     if (!result && this.deps.waiter.closed) {
       // The gateway is stopping past its grace period; the job itself still finishes in a worker.
       throw new TrawlError('SERVICE_UNAVAILABLE', 'The server is shutting down; the scrape goes on and its result can be fetched with GET /v2/scrape/:id', {
-        retryable: true, details: { reason: 'shutting-down', jobId },
+        details: { reason: 'shutting-down', jobId },
       });
     }
     if (!result) {

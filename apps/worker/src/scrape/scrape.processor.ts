@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, redactUrl, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, retryClassOf, redactUrl, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import {
@@ -189,7 +189,7 @@ export class ScrapeProcessor {
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
-      if (te.retryable && attemptsLeft > 0 && job.deadline - this.now() > 1000) {
+      if (retryClassOf(te) !== 'never' && attemptsLeft > 0 && job.deadline - this.now() > 1000) {
         log.info({ code: te.code }, 'scrape attempt failed, retrying');
         throw te;
       }
