@@ -14,7 +14,7 @@ import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
 import { MonitorProcessor } from './monitor/monitor.processor.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
 import type { DocumentParser } from './document/document-parser.js';
-import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
+import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './convert/html-converter.js';
 import { countStalled, lifecycleHandler, type JobHandler } from './job-lifecycle.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
@@ -72,7 +72,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   });
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
-    : new ThreadedHtmlConverter(new URL('./html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
+    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
   const metrics = createWorkerMetrics(registry);
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = browserRole ? await startBrowserEngine(config, logger, metrics) : undefined;
@@ -123,7 +123,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     shutdown: shutdown.signal,
     cancellations,
     cache: new CacheStep({
-      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
+      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED,
       ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
     }),
     changes: new ChangeTracker(changeStore, metrics),
