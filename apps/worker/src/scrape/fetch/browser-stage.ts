@@ -1,11 +1,11 @@
 import { UnrecoverableError } from 'bullmq';
 import type { ScrapeRequest } from '@trawl/api-schema';
-import type { BrowserFetcher, BrowserFetchResult, StorageState } from '@trawl/browser';
+import type { BrowserFetchResult, StorageState } from '@trawl/browser';
 import { scrapeCredits } from '@trawl/queue';
 import type { ProxyTier } from '@trawl/scrape-engine';
 import { storeBrowserBinaries } from '../browser-binaries.js';
 import { isBotWall } from '../page-signals.js';
-import type { ScrapeContext, ScrapeDeps } from '../pipeline/context.js';
+import type { BrowserEngine, ScrapeContext, ScrapeDeps } from '../pipeline/context.js';
 import { documentTakeOver } from './document-takeover.js';
 import type { FetchStage, StageOutcome } from './fetch-stage.js';
 import { cacheablePage } from './http-stage.js';
@@ -67,7 +67,7 @@ export class BrowserStage implements FetchStage {
   }
 
   private browserFetch(
-    browser: BrowserFetcher, ctx: ScrapeContext, tier: ProxyTier, storageState: StorageState | undefined, captureStorageState: boolean,
+    browser: BrowserEngine, ctx: ScrapeContext, tier: ProxyTier, storageState: StorageState | undefined, captureStorageState: boolean,
   ): Promise<BrowserFetchResult> {
     const request: ScrapeRequest = ctx.request;
     const { signal, remaining } = ctx.signals.next();

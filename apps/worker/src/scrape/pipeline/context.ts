@@ -21,11 +21,14 @@ import type { Handoff } from './handoff.js';
 /** The queue a scrape pipeline consumes: `scrape` (plain HTTP first), `browser` or `documents`. */
 export type ScrapeQueue = 'scrape' | 'browser' | 'documents';
 
+/** What the pipeline uses of the browser engine (a fake in tests). */
+export type BrowserEngine = Pick<BrowserFetcher, 'name' | 'fetch'>;
+
 /** Everything the scrape pipeline of a worker process uses (built once by start-worker.ts). */
 export interface ScrapeDeps {
   http: Fetcher;
   /** The browser engine; absent in processes without the browser role. */
-  browser?: BrowserFetcher;
+  browser?: BrowserEngine;
   /** Hand plain-HTTP jobs that need a browser (JS shell, `auto` bot wall) to the browser queue. */
   browserFallback: boolean;
   proxies: ProxyPools;
