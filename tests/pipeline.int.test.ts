@@ -57,6 +57,10 @@ const fakeHttp: Fetcher = {
           body: buildPdf([[{ text: 'Quarterly report of the pipeline', y: 100 }]]),
         };
       case '/refused': throw new TrawlError('SCRAPE_BLOCKED_TARGET', 'refused by the fake');
+      case '/busy':
+        // "Not now" more times than the queue has attempts: only waits that spend no attempt get through.
+        if (callsTo('/busy').length <= 3) throw new TrawlError('TOO_MANY_CONNECTIONS', 'the fake target is busy');
+        return page(req.url, article('Finally free'));
       case '/hang':
       case '/cancel': return hang(path, req.signal!);
       default: return page(req.url, article(`Article ${path.slice(1)}`));
@@ -195,6 +199,17 @@ describe('scrape pipeline', () => {
     await cancelled;
     await settled(t.key);
     expect(await spent(t.key)).toBe(0);
+  }, 60_000);
+
+  it('a rate-limited target (retry class delay) is waited for without spending attempts', async () => {
+    const t = await cluster.team({ credits: 100 });
+    const r = await scrape(t.key, { url: `${ORIGIN}/busy`, formats: ['markdown'], maxAge: 0, timeout: 60_000 });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain('Finally free');
+    // The scrape queue has 3 attempts: 3 refusals and a success are 4 runs.
+    expect(callsTo('/busy')).toHaveLength(4);
+    await settled(t.key);
+    expect(await spent(t.key)).toBe(1);
   }, 60_000);
 
   it('every step is timed into trawl_scrape_step_seconds{step}', async () => {
