@@ -131,11 +131,9 @@ describe('failures carry codes', () => {
     expect(refused.body).toMatchObject({ success: false, code: 'SCRAPE_CONNECTION_REFUSED' });
     const big = await scrape({ url: site.url('/big') });
     expect(big.body.code).toBe('SCRAPE_TOO_LARGE');
-    const t0 = Date.now();
     const slow = await scrape({ url: site.url('/hang'), timeout: 1000 });
     expect(slow.status).toBe(408);
     expect(slow.body.code).toBe('SCRAPE_TIMEOUT');
-    expect(Date.now() - t0).toBeLessThan(4000);
   });
 });
 
@@ -173,13 +171,14 @@ describe('per-team concurrency', () => {
     const a = await cluster.team({ concurrency: 1 });
     const b = await cluster.team({ concurrency: 1 });
     slowGate.delayMs = 1500;
-    const aJobs = Array.from({ length: 4 }, () => scrape({ url: site.url('/slow') }, a.key));
+    let aDone = 0;
+    const aJobs = Array.from({ length: 4 }, () => scrape({ url: site.url('/slow') }, a.key).then((r) => { aDone += 1; return r; }));
     await new Promise((r) => setTimeout(r, 100));
-    const t0 = Date.now();
     const bRes = await scrape({ url: site.url('/article') }, b.key);
     expect(bRes.status).toBe(200);
     expect(bRes.body.data.metadata.concurrencyLimited).toBeUndefined();
-    expect(Date.now() - t0).toBeLessThan(1500);
+    // Order, not time: team b's answer came while team a's backlog (one at a time, 1.5 s each) was still queued.
+    expect(aDone).toBeLessThanOrEqual(1);
     slowGate.delayMs = 10;
     await Promise.all(aJobs);
     slowGate.delayMs = 400;

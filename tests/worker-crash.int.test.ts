@@ -42,11 +42,9 @@ describe('worker crash recovery', () => {
     expect(during.body.concurrency).toBe(1);
     await kill(workers[0]!, 'SIGKILL');
     workers.push(await spawnWorker(cluster.env));
-    const t0 = Date.now();
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.body.data.metadata.title).toBe('Recovered');
-    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(hits).toBe(2);
     const after = await cluster.call('GET', '/v2/concurrency-check', { key: team.key });
     expect(after.body).toMatchObject({ concurrency: 0, maxConcurrency: 1 });

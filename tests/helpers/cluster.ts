@@ -6,7 +6,7 @@ import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
 import { createLogger, createMetricsRegistry } from '@trawl/observability';
 import { RedisServerFixture } from '@trawl/testing';
-import { startWorker, workerConfigSchema, type WorkerHandle } from '@trawl/worker';
+import { startWorker, workerConfigSchema, type StartWorkerOptions, type WorkerHandle } from '@trawl/worker';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 export const BOOT_KEY = 'tr-test-bootstrap-key-0123456789';
@@ -60,9 +60,11 @@ export class TestCluster {
     this.api = await startApi(config, { logger: createLogger({ role: 'api', level: config.LOG_LEVEL }), registry: createMetricsRegistry({ role: 'api', collectDefaults: false }) });
   }
 
-  async startWorker(): Promise<void> {
+  /** Starts the worker; `engines` replaces its HTTP or browser engine with fakes. */
+  async startWorker(engines: Pick<StartWorkerOptions, 'fetcher' | 'browserFetcher'> = {}): Promise<void> {
     const config = loadConfig(workerConfigSchema, this.env);
     this.worker = await startWorker(config, {
+      ...engines,
       logger: createLogger({ role: 'worker', level: config.LOG_LEVEL }),
       registry: createMetricsRegistry({ role: 'worker', collectDefaults: false }),
       htmlMode: 'inline',

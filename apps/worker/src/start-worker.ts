@@ -6,6 +6,7 @@ import { CancellationWatcher, HostRateLimiter, PageCache, closeRedisClient, crea
 import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, HttpFetcher, ProxyPools, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
+import type { BrowserEngine } from './scrape/pipeline/context.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
 import { MapRunner } from './crawl/map-runner.js';
@@ -14,7 +15,7 @@ import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
 import { MonitorProcessor } from './monitor/monitor.processor.js';
 import { SiteDiscovery } from './crawl/site-discovery.js';
 import type { DocumentParser } from './document/document-parser.js';
-import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './html-converter.js';
+import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from './convert/html-converter.js';
 import { countStalled, lifecycleHandler, type JobHandler } from './job-lifecycle.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
@@ -42,6 +43,8 @@ export interface StartWorkerOptions {
   registry?: Registry;
   /** Replaces the HTTP engine (tests). */
   fetcher?: Fetcher;
+  /** Replaces the browser engine of the browser role (tests): no Chromium is started. */
+  browserFetcher?: BrowserEngine;
   /** Base URL for local blob URLs when TRAWL_BLOB_PUBLIC_URL is unset (embedded mode: the API's URL). */
   blobPublicBaseUrl?: string;
   /** `inline` runs HTML conversion and document parsing on the main thread (tests). Default `threads`. */
@@ -72,10 +75,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   });
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
-    : new ThreadedHtmlConverter(new URL('./html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
+    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
   const metrics = createWorkerMetrics(registry);
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
-  const browser = browserRole ? await startBrowserEngine(config, logger, metrics) : undefined;
+  const browser = !browserRole ? undefined
+    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics);
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
@@ -123,7 +127,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     shutdown: shutdown.signal,
     cancellations,
     cache: new CacheStep({
-      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED, converter,
+      ...(pageCache ? { cache: pageCache } : {}), shared: config.TRAWL_CACHE_SHARED,
       ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
     }),
     changes: new ChangeTracker(changeStore, metrics),

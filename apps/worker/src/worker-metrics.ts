@@ -10,6 +10,13 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [registry],
     }),
+    scrapeStep: new Histogram({
+      name: 'trawl_scrape_step_seconds',
+      help: 'Time spent in each step of the scrape pipeline (dedupe, admit, cache-lookup, host-slot, fetch, convert, transform:<format>, cache-store, handoff, finish)',
+      labelNames: ['step'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
     queueWait: new Histogram({
       name: 'trawl_job_queue_wait_seconds',
       help: 'Time from a job being ready (added, or due when delayed) to a worker taking it, first attempts only',

@@ -28,6 +28,14 @@ export function scrapeCredits(usage: ScrapeUsage): number {
   return cost;
 }
 
+/**
+ * A scrape's cost with what its document transformers add (an LLM format, ...): the page's cost from
+ * {@link scrapeCredits} plus each transformer's declared credits. Billed once, with the outcome.
+ */
+export function withFormatCredits(scrapeCost: number, formatCredits: readonly number[]): number {
+  return formatCredits.reduce((sum, c) => sum + Math.max(0, c), scrapeCost);
+}
+
 /** Remaining credits of a team, or null when unlimited. */
 export function remainingCredits(team: { credits: number | null; creditsUsed: number }): number | null {
   return team.credits === null ? null : Math.max(0, team.credits - team.creditsUsed);

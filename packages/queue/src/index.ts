@@ -3,7 +3,7 @@ export { closeRedisClient, createRedisClient, redisConnectionFromEnv, type Redis
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
-export { CreditLedger, scrapeCredits, remainingCredits, type ScrapeUsage } from './credit-ledger.js';
+export { CreditLedger, scrapeCredits, remainingCredits, withFormatCredits, type ScrapeUsage } from './credit-ledger.js';
 export {
   Admission,
   type AdmissionOptions,
@@ -23,6 +23,7 @@ export {
   monitorJobSchema,
   admissionInfoSchema,
   bullPriority,
+  parseJob,
   WEBHOOK_BACKOFF_TYPE,
   type QueueName,
   type ScrapeJob,
@@ -30,6 +31,7 @@ export {
   type WebhookJob,
   type MonitorJob,
   type QueuePolicy,
+  type JobPayload,
 } from './job-catalog.js';
 export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';

@@ -1,3 +1,4 @@
+import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema } from '@trawl/api-schema';
 
@@ -174,4 +175,18 @@ export const JOB_CATALOG = {
 /** BullMQ priority (lower runs first) of a priority class. */
 export function bullPriority(priorityClass: 'interactive' | 'bulk'): number {
   return priorityClass === 'interactive' ? 1 : 10;
+}
+
+/** The payload type of a queue's jobs. */
+export type JobPayload<Q extends QueueName> = z.output<(typeof JOB_CATALOG)[Q]['payload']>;
+
+/**
+ * A job's payload as its queue's schema reads it. A payload that fails validation can never
+ * succeed (a producer of another version, a field over its bound): BullMQ's UnrecoverableError, no retry.
+ */
+export function parseJob<Q extends QueueName>(queue: Q, data: unknown): JobPayload<Q> {
+  const schema: z.ZodType = JOB_CATALOG[queue].payload;
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid ${queue} job payload: ${parsed.error.message}`);
+  return parsed.data as JobPayload<Q>;
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Admission, AdmitOutcome, DispatchSpec, PromotedJob } from './admission.js';
-import { bullPriority } from './job-catalog.js';
+import { bullPriority, type ScrapeJob } from './job-catalog.js';
 import type { QueueSet } from './queue-set.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
@@ -50,12 +50,12 @@ export class JobDispatcher {
    * handing a page to the browser engine). The stored spec changes first, so a crash in between
    * leaves the reaper a spec naming the new queue, where it finds the job missing and adds it.
    */
-  async handoff(teamId: string, jobId: string, toQueue: string, data: Record<string, unknown>): Promise<void> {
+  async handoff(teamId: string, jobId: string, toQueue: 'browser' | 'documents', data: ScrapeJob): Promise<void> {
     const spec = await this.admission.spec(teamId, jobId);
     if (!spec) return; // released meanwhile (withdrawn or reaped): nothing may run any more
     const moved: DispatchSpec = { ...spec, queue: toQueue, data };
     await this.admission.updateSpec(teamId, moved);
-    const admission = (data as { admission?: { limited: boolean; waitMs: number } }).admission ?? { limited: false, waitMs: 0 };
+    const admission = data.admission ?? { limited: false, waitMs: 0 };
     await this.add(moved, admission);
   }
 

@@ -1,17 +1,17 @@
 import type { Redis } from 'ioredis';
-import type { ErrorData } from '@trawl/api-schema';
+import type { Document, ErrorData } from '@trawl/api-schema';
 import type { RedisKeys } from './redis-keys.js';
 
-/** The final outcome of a job, as stored for the caller. */
-export type JobOutcome =
-  | { ok: true; document: Record<string, unknown> }
+/** The final outcome of a job, as stored for the caller: a scrape's Document (a map's link list). */
+export type JobOutcome<T = Document> =
+  | { ok: true; document: T }
   | { ok: false; error: ErrorData };
 
-export interface StoredResult {
+export interface StoredResult<T = Document> {
   jobId: string;
   teamId: string;
   finishedAt: string;
-  outcome: JobOutcome;
+  outcome: JobOutcome<T>;
 }
 
 export interface ResultStoreOptions {
@@ -39,7 +39,7 @@ export class ResultStore {
   }
 
   /** Stores the outcome and announces it. A zero-data-retention result is kept only briefly. */
-  async put(result: StoredResult, opts: { zeroDataRetention: boolean }): Promise<void> {
+  async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean }): Promise<void> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
     const multi = this.redis.multi().set(this.keys.result(result.jobId), JSON.stringify(result), 'EX', ttl);
     if (result.outcome.ok) multi.set(this.keys.lastSuccess(result.teamId), result.finishedAt);
@@ -47,9 +47,9 @@ export class ResultStore {
     await this.redis.publish(this.keys.resultsChannel(), result.jobId);
   }
 
-  async get(jobId: string): Promise<StoredResult | null> {
+  async get<T = Document>(jobId: string): Promise<StoredResult<T> | null> {
     const raw = await this.redis.get(this.keys.result(jobId));
-    return raw ? (JSON.parse(raw) as StoredResult) : null;
+    return raw ? (JSON.parse(raw) as StoredResult<T>) : null;
   }
 
   async delete(jobId: string): Promise<void> {

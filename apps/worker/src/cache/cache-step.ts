@@ -3,10 +3,8 @@ import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
 import { scrapeCredits, type CachedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
-import { documentFromHtml } from '../document/document-runner.js';
-import type { HtmlConverter } from '../html-converter.js';
-import { buildDocument, convertPage } from '../scrape/build-document.js';
-import type { RunResult } from '../scrape/run-result.js';
+import type { Document } from '@trawl/api-schema';
+import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { cacheKeyOf, cacheReadOf, mayStore, unusableReason } from './cache-policy.js';
 
@@ -15,7 +13,6 @@ export interface CacheStepDeps {
   cache?: PageCache;
   /** One cache for every team (`TRAWL_CACHE_SHARED`); false keys entries by team. */
   shared: boolean;
-  converter: HtmlConverter;
   /** Where a cached screenshot is put again for the new job's URL. */
   blobs?: BlobStore;
   blobUrlTtlSec: number;
@@ -24,10 +21,10 @@ export interface CacheStepDeps {
 }
 
 /**
- * The cache around a scrape: `lookup` before any fetch (a hit is converted again from the stored
- * page with this request's options; the cache-only modes fail on a miss without contacting the
- * target), `store` after a fresh result the request allows to keep. Every document it touches says
- * `metadata.cacheState`; hits also `cachedAt`.
+ * The cache around a scrape: `lookup` before any fetch (a hit is the stored page, converted again
+ * with this request's options by the pipeline; the cache-only modes fail on a miss without contacting
+ * the target), `store` after a fresh result the request allows to keep. Every document it touches
+ * says `metadata.cacheState`; hits also `cachedAt`.
  */
 export class CacheStep {
   private readonly now: () => number;
@@ -45,7 +42,7 @@ export class CacheStep {
    * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
    *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached.
    */
-  async lookup(job: ScrapeJob, request: ScrapeRequest, signal: AbortSignal, wantsLinks: boolean, log: Logger): Promise<RunResult | undefined> {
+  async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<PageSource | undefined> {
     const read = cacheReadOf(request);
     if (read.mode === 'off') return undefined;
     const label = read.mode === 'only' ? read.reason : 'fresh';
@@ -63,7 +60,7 @@ export class CacheStep {
     const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
     if (entry && unusable === null) {
       this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'hit' });
-      return this.fromEntry(job, request, entry, { signal, wantsLinks, lockdown: read.mode === 'only' && read.reason === 'lockdown' });
+      return this.fromEntry(job, request, entry, { lockdown: read.mode === 'only' && read.reason === 'lockdown' });
     }
     this.deps.metrics.cacheLookups.inc({ mode: label, outcome: entry ? 'stale' : 'miss' });
     if (read.mode === 'fresh') return undefined;
@@ -78,11 +75,10 @@ export class CacheStep {
   }
 
   /** Marks a fresh document `cacheState: miss` and keeps its page when the request allows; never throws. */
-  async store(job: ScrapeJob, request: ScrapeRequest, result: Extract<RunResult, { kind: 'document' }>, log: Logger): Promise<void> {
+  async store(job: ScrapeJob, request: ScrapeRequest, source: PageSource, document: Document, log: Logger): Promise<void> {
     if (!this.deps.cache) return;
-    const metadata = result.document.metadata as Record<string, unknown>;
-    metadata.cacheState = 'miss';
-    const page = result.cacheable;
+    document.metadata.cacheState = 'miss';
+    const page = source.cacheable;
     const key = this.keyOf(job, request);
     if (!page || !key || !mayStore(request, page.statusCode)) return;
     try {
@@ -99,39 +95,29 @@ export class CacheStep {
     return cacheKeyOf(request, this.deps.shared ? undefined : job.teamId);
   }
 
-  /** The Document of a cache hit: every format derived again, billed as the spec says for a hit. */
-  private async fromEntry(
-    job: ScrapeJob, request: ScrapeRequest, entry: CachedPage,
-    opts: { signal: AbortSignal; wantsLinks: boolean; lockdown: boolean },
-  ): Promise<RunResult> {
+  /** The page of a cache hit: every format is derived again; billed as the spec says for a hit. */
+  private async fromEntry(job: ScrapeJob, request: ScrapeRequest, entry: CachedPage, opts: { lockdown: boolean }): Promise<PageSource> {
     const page: FetchResult = {
       requestedUrl: request.url, url: entry.url, statusCode: entry.statusCode, headers: {}, contentType: entry.contentType,
       kind: entry.contentKind as ContentKind, text: entry.body, redirects: [], timings: { ttfbMs: 0, totalMs: 0 },
       ...(entry.charset ? { charset: entry.charset } : {}),
     };
     const lockdownCredits = opts.lockdown ? scrapeCredits({ lockdown: { hit: true } }) : undefined;
-    let result: Extract<RunResult, { kind: 'document' }>;
     if (entry.kind === 'document' && entry.document) {
-      result = await documentFromHtml(this.deps.converter, request, { page, html: entry.body, facts: entry.document }, {
-        jobId: job.jobId, admission: job.admission, proxyUsed: 'basic', signal: opts.signal, wantsLinks: opts.wantsLinks,
-        ...(lockdownCredits !== undefined ? { creditsUsed: lockdownCredits } : {}),
+      const source = documentHtmlSource(request, { page, html: entry.body, facts: entry.document }, {
+        proxyUsed: 'basic',
+        creditsUsed: lockdownCredits ?? scrapeCredits({ proxyUsed: 'basic', ...(entry.document.format === 'pdf' ? { pdfPages: entry.document.numPages } : {}) }),
       });
-    } else {
-      const converted = await convertPage(this.deps.converter, request, page, opts.signal, { links: opts.wantsLinks });
-      const screenshot = request.formats.some((f) => f.type === 'screenshot') && entry.screenshot
-        ? await this.republishScreenshot(job, entry.screenshot)
-        : undefined;
-      // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched it.
-      const document = buildDocument(request, page, converted, {
-        jobId: job.jobId, admission: job.admission, creditsUsed: lockdownCredits ?? scrapeCredits({ proxyUsed: 'basic' }), proxyUsed: entry.proxyUsed,
-        ...(entry.timezone ? { timezone: entry.timezone } : {}), ...(screenshot ? { screenshot } : {}),
-      });
-      result = { kind: 'document', engine: 'cache', document, finalUrl: page.url, ...(converted.links ? { links: converted.links } : {}) };
+      return { ...source, engine: 'cache', cachedAt: entry.cachedAt };
     }
-    const metadata = result.document.metadata as Record<string, unknown>;
-    metadata.cacheState = 'hit';
-    metadata.cachedAt = new Date(entry.cachedAt).toISOString();
-    return { ...result, engine: 'cache' };
+    const screenshot = request.formats.some((f) => f.type === 'screenshot') && entry.screenshot
+      ? await this.republishScreenshot(job, entry.screenshot)
+      : undefined;
+    // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched it.
+    return {
+      engine: 'cache', page, proxyUsed: entry.proxyUsed, creditsUsed: lockdownCredits ?? scrapeCredits({ proxyUsed: 'basic' }), cachedAt: entry.cachedAt,
+      ...(entry.timezone ? { timezone: entry.timezone } : {}), ...(screenshot ? { binaries: { screenshot } } : {}),
+    };
   }
 
   /** Blob URLs expire: the cached screenshot is stored again under this job, with a fresh URL. */

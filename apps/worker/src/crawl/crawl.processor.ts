@@ -3,7 +3,7 @@ import { TrawlError, redactUrl, mapRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  crawlQueueJobSchema, type CancellationWatcher, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+  parseJob, type CancellationWatcher, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
@@ -39,9 +39,7 @@ export class CrawlProcessor {
   constructor(private readonly deps: CrawlProcessorDeps) {}
 
   async process(bullJob: Job): Promise<void> {
-    const parsed = crawlQueueJobSchema.safeParse(bullJob.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid crawl job payload: ${parsed.error.message}`);
-    const job = parsed.data;
+    const job = parseJob('crawl', bullJob.data);
     switch (job.kind) {
       case 'kickoff':
         return this.kickoff(job.crawlId, bullJob);

@@ -1,7 +1,7 @@
 import { TrawlError, type MapRequest } from '@trawl/api-schema';
 import { CrawlScope, rankLinks, type RobotsRules } from '@trawl/crawl';
 import type { Fetcher } from '@trawl/scrape-engine';
-import type { HtmlConverter } from '../html-converter.js';
+import type { HtmlConverter } from '../convert/html-converter.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
 
 /** One entry of a map's `links`. */

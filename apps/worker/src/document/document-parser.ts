@@ -1,5 +1,5 @@
 import { parseDocument, type DocumentInput, type OcrEngine, type ParsedDocument } from '@trawl/documents';
-import { ThreadPool } from '../thread-pool.js';
+import { ThreadPool } from '../convert/thread-pool.js';
 
 /** Server-side settings of every parse (the documents role's configuration). */
 export interface DocumentParserSettings {

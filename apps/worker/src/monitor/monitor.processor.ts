@@ -1,5 +1,5 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import { monitorJobSchema } from '@trawl/queue';
+import type { Job } from 'bullmq';
+import { parseJob } from '@trawl/queue';
 import type { MonitorCheckFinisher } from './monitor-check-finisher.js';
 import type { MonitorCheckStarter } from './monitor-check-starter.js';
 
@@ -8,9 +8,7 @@ export class MonitorProcessor {
   constructor(private readonly deps: { starter: MonitorCheckStarter; finisher: MonitorCheckFinisher }) {}
 
   async process(bullJob: Job): Promise<void> {
-    const parsed = monitorJobSchema.safeParse(bullJob.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid monitor job payload: ${parsed.error.message}`);
-    const job = parsed.data;
+    const job = parseJob('monitor', bullJob.data);
     switch (job.kind) {
       case 'check':
         return this.deps.starter.run(job, bullJob);

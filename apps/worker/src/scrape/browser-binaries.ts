@@ -1,17 +1,7 @@
 import { TrawlError } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { BrowserBinary, BrowserFetchResult } from '@trawl/browser';
-
-/** Document fields that point at stored binaries: `screenshot` and `actions` (the spec's order). */
-export interface BinaryUrls {
-  screenshot?: string;
-  actions?: {
-    screenshots: string[];
-    scrapes: Array<{ url: string; html: string }>;
-    javascriptReturns: Array<{ type: string; value: unknown }>;
-    pdfs: string[];
-  };
-}
+import type { BinaryUrls } from '../convert/page-source.js';
 
 const EXT: Record<BrowserBinary['contentType'], string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf' };
 

@@ -100,19 +100,20 @@ export class ChangeTracker {
     return request.formats.some((f) => f.type === 'changeTracking');
   }
 
-  async track(job: ScrapeJob, request: ScrapeRequest, document: Record<string, unknown>, opts: { hidden?: boolean } = {}): Promise<void> {
+  /**
+   * Records this version and says how it relates to the previous one: null for a page whose status
+   * cannot be compared (a 5xx, a 429, a bot wall: not a version; the stored one stays the baseline),
+   * undefined when the request does not ask for change tracking.
+   */
+  async track(
+    job: ScrapeJob, request: ScrapeRequest, page: { markdown: string; statusCode: number }, opts: { hidden?: boolean } = {},
+  ): Promise<ChangeTrackingResult | null | undefined> {
     const format = request.formats.find((f) => f.type === 'changeTracking');
-    if (format?.type !== 'changeTracking') return;
-    const metadata = (document.metadata ?? {}) as { statusCode?: number };
-    const statusCode = metadata.statusCode ?? 200;
-    if (!isComparable(statusCode)) {
-      // A 5xx, a 429, a bot wall: not a version of the page. The stored one stays the baseline.
-      document.changeTracking = null;
-      if (!request.formats.some((f) => f.type === 'markdown')) delete document.markdown;
-      return;
-    }
+    if (format?.type !== 'changeTracking') return undefined;
+    const { statusCode } = page;
+    if (!isComparable(statusCode)) return null;
     const gone = isGone(statusCode);
-    const markdown = gone ? '' : normalizeForComparison(typeof document.markdown === 'string' ? document.markdown : '');
+    const markdown = gone ? '' : normalizeForComparison(page.markdown);
     const key = urlKey(request.url, { ignoreQueryParameters: false, deduplicateSimilarURLs: true }) ?? request.url;
     const previous = await this.store.record(job.teamId, format.tag ?? DEFAULT_CHANGE_TAG, key, {
       url: request.url, markdown, scrapedAt: this.now(), scrapeId: job.jobId, gone,
@@ -127,8 +128,6 @@ export class ChangeTracker {
     if (format.modes?.includes('git-diff')) {
       result.diff = previous && (changeStatus === 'changed' || changeStatus === 'removed') ? markdownDiff(previous.markdown, markdown) : null;
     }
-    document.changeTracking = result;
-    // Markdown was made for the comparison; it is returned only when asked for.
-    if (!request.formats.some((f) => f.type === 'markdown')) delete document.markdown;
+    return result;
   }
 }

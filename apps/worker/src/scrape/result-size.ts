@@ -6,7 +6,7 @@ import type { JobOutcome } from '@trawl/queue';
  * failure instead, so Redis, the result channel and the gateway that reads it never carry it (a page
  * could otherwise put hundreds of MiB there through its formats and action outputs).
  */
-export function enforceResultSize(outcome: JobOutcome, maxBytes: number): JobOutcome {
+export function enforceResultSize<T>(outcome: JobOutcome<T>, maxBytes: number): JobOutcome<T> {
   if (!outcome.ok) return outcome;
   let bytes: number;
   try {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '@trawl/observability';
-import { webhookJobSchema, type WebhookJob } from '@trawl/queue';
+import { parseJob, type WebhookJob } from '@trawl/queue';
 import type { TargetGuard } from '@trawl/net-guard';
 import { classifyWebhookResponse } from './classify-webhook-response.js';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.js';
@@ -44,13 +44,6 @@ export function signWebhookBody(secret: string, body: Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** A payload that fails validation can never be delivered: no retry. */
-function parsePayload(data: unknown): WebhookJob {
-  const job = webhookJobSchema.safeParse(data);
-  if (!job.success) throw new UnrecoverableError(`invalid webhook job payload: ${job.error.message}`);
-  return job.data;
-}
-
 /** The first string `code` of an error's cause chain (`ECONNREFUSED`, `SCRAPE_BLOCKED_TARGET`...). */
 function errorCode(err: unknown): { code: string; details?: unknown } | undefined {
   let e: unknown = err;
@@ -76,7 +69,7 @@ export class WebhookProcessor {
   }
 
   async process(bullJob: Job): Promise<{ status: number }> {
-    const job = parsePayload(bullJob.data);
+    const job = parseJob('webhook', bullJob.data);
     const attempt = bullJob.attemptsMade + 1;
     const lastAttempt = attempt >= (bullJob.opts.attempts ?? 1);
     const log = this.deps.logger.child({ queue: 'webhook', webhookId: job.webhookId, teamId: job.teamId, type: job.event, attempt });

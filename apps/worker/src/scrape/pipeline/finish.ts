@@ -1,0 +1,52 @@
+import { TrawlError } from '@trawl/api-schema';
+import type { Logger } from '@trawl/observability';
+import { scrapeCredits, type JobOutcome, type ScrapeJob } from '@trawl/queue';
+import { enforceResultSize } from '../result-size.js';
+import type { ScrapeDeps } from './context.js';
+
+type FinishDeps = Pick<ScrapeDeps, 'crawlPages' | 'credits' | 'results' | 'dispatcher' | 'documentBodies' | 'maxResultBytes'> & { now: () => number };
+
+/**
+ * The end of every terminal path of a job: charge (once), store the outcome (which wakes the waiting
+ * gateway; a crawl page goes to its crawl), drop a parked document's bytes, then free the slot.
+ */
+export async function finishJob(
+  deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string },
+): Promise<void> {
+  // Released only once the outcome is recorded: a job whose recording failed is retried holding its
+  // slot (a crash here leaves the slot to the reaper).
+  await record(deps, job, outcome, log, run);
+  await deps.dispatcher.release(job.teamId, job.jobId);
+  if (job.document) await deps.documentBodies.delete(job.jobId);
+}
+
+async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
+  const stored = enforceResultSize(outcome, deps.maxResultBytes);
+  if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
+  outcome = stored;
+  const statusCode = outcome.ok ? outcome.document.metadata.statusCode : 0;
+  const removal = outcome.ok && outcome.document.changeTracking?.changeStatus === 'removed';
+  if (job.crawl?.kind === 'crawl' && statusCode >= 400 && !removal) {
+    // A broken link found by a crawl is an error of the crawl, not a document (nor a charge); a
+    // tracked page that is now gone is a document saying `removed`.
+    outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
+  }
+  // Lockdown bills its miss too (1 credit), though no document results: charged with the outcome, once.
+  const credits = outcome.ok
+    ? outcome.document.metadata.creditsUsed ?? 0
+    : outcome.error.code === 'SCRAPE_LOCKDOWN_CACHE_MISS' ? scrapeCredits({ lockdown: { hit: false } }) : 0;
+  if (job.crawl) {
+    const request = job.request as { url: string; formats?: { type: string }[] };
+    if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
+    const { billed } = await deps.crawlPages.record(job, request.url, outcome.ok
+      ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
+      : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
+    if (billed && credits > 0) await deps.credits.charge(job.teamId, credits);
+    return;
+  }
+  if (credits > 0) await deps.credits.charge(job.teamId, credits);
+  await deps.results.put(
+    { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
+    { zeroDataRetention: job.zeroDataRetention },
+  );
+}

@@ -1,0 +1,231 @@
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { TrawlError, retryClassOf } from '@trawl/api-schema';
+import { JOB_CATALOG, withFormatCredits, type ScrapeJob } from '@trawl/queue';
+import { buildDocument, convertPage } from '../../convert/build-document.js';
+import { BrowserStage } from '../fetch/browser-stage.js';
+import { DocumentsStage } from '../fetch/documents-stage.js';
+import type { FetchStage } from '../fetch/fetch-stage.js';
+import { HttpStage } from '../fetch/http-stage.js';
+import { convertsOf, documentTransformers, transformersFor, type DocumentTransformer } from '../transformers/index.js';
+import { ended, JobSignals, type ScrapeContext, type ScrapeDeps, type ScrapeQueue } from './context.js';
+import { finishJob } from './finish.js';
+import { executeHandoff } from './handoff.js';
+import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-steps.js';
+
+/**
+ * The scrape job as a pipeline of named, timed steps (`trawl_scrape_step_seconds{step}`):
+ *
+ *   dedupe -> admit -> cache-lookup -> host-slot -> fetch -> convert -> transform:<name>... ->
+ *   cache-store -> finish (or handoff)
+ *
+ * The fetch stage is the engine of the queue the job is on (HttpStage, BrowserStage, DocumentsStage);
+ * a stage may end the run with a hand-off to another queue instead of a page. `finish` (outcome
+ * written once, billed once, slot released) ends every terminal path, success or failure; a job that
+ * is retried, delayed or returned at shutdown keeps its slot.
+ */
+export class ScrapePipeline {
+  private readonly now: () => number;
+  private readonly stage: FetchStage;
+  private readonly transformers: readonly DocumentTransformer[];
+  readonly steps: readonly Step<PipelineContext>[];
+
+  constructor(
+    readonly queue: ScrapeQueue,
+    private readonly deps: ScrapeDeps,
+  ) {
+    this.now = deps.now ?? Date.now;
+    const now = this.now;
+    this.stage = queue === 'browser' ? new BrowserStage({ ...deps, now })
+      : queue === 'documents' ? new DocumentsStage({ ...deps, now })
+        : new HttpStage({ ...deps, now });
+    this.transformers = deps.transformers ?? documentTransformers({ changes: deps.changes });
+    this.steps = this.buildSteps();
+  }
+
+  /** Runs a job whose payload parsed. */
+  async run(bullJob: Job, token: string | undefined, job: ScrapeJob, request: ScrapeContext['request'], log: ScrapeContext['log']): Promise<{ ok: boolean }> {
+    const timer = stepTimer(this.deps.metrics.scrapeStep, log);
+    const ctx: PipelineContext = {
+      queue: this.queue, bullJob, token, job, request, log, started: this.now(),
+      signals: new JobSignals(() => ctx.job.deadline, undefined, this.deps.shutdown, this.now),
+      transformers: transformersFor(this.transformers, request), timer,
+    };
+    // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
+    await timed('dedupe', timer, () => this.dedupe(ctx));
+    if (ctx.released) return { ok: true };
+    const cancel = await this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    ctx.signals = new JobSignals(() => ctx.job.deadline, cancel.signal, this.deps.shutdown, this.now);
+    try {
+      return await this.execute(ctx);
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  private async dedupe(ctx: PipelineContext): Promise<void> {
+    const { job } = ctx;
+    const finished = job.crawl ? !(await this.deps.crawlPages.shouldRun(job)) : (await this.deps.results.get(job.jobId)) !== null;
+    if (!finished) return;
+    await this.deps.dispatcher.release(job.teamId, job.jobId);
+    ctx.released = true;
+  }
+
+  private fetches(ctx: PipelineContext): boolean {
+    // The documents role fetches nothing (its file was downloaded by the attempt that handed it over).
+    return ctx.queue !== 'documents';
+  }
+
+  private buildSteps(): Step<PipelineContext>[] {
+    const d = this.deps;
+    return [
+      {
+        name: 'admit',
+        run: async (ctx) => {
+          // A crawl page's timeout counts from its start, not from when it was discovered.
+          if (ctx.job.crawl && this.fetches(ctx)) ctx.job = { ...ctx.job, deadline: this.now() + ctx.request.timeout };
+          if (ctx.job.admission && !ctx.job.escalation) d.metrics.admissionWait.observe(ctx.job.admission.waitMs / 1000);
+          // A team disabled while its job waited: the job fails without contacting anything (jobs
+          // already running when it was disabled finish).
+          if (await d.teams.isDisabled(ctx.job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
+          // A crawl spends credits page by page: stop before fetching once the team has none left.
+          if (ctx.job.crawl) await d.credits.ensureAvailable(ctx.job.teamId, 1);
+        },
+      },
+      {
+        // The cache first (an escalated job already missed it on the http role): a hit takes no host slot.
+        name: 'cache-lookup',
+        when: (ctx) => this.fetches(ctx) && !ctx.job.escalation && !ctx.job.document,
+        run: async (ctx) => {
+          ctx.signals.next();
+          const hit = await d.cache.lookup(ctx.job, ctx.request, ctx.log);
+          if (hit) ctx.source = hit;
+        },
+      },
+      {
+        name: 'host-slot',
+        when: (ctx) => ctx.source === undefined && ctx.job.crawl !== undefined && this.fetches(ctx),
+        run: async (ctx) => {
+          await this.waitForHostSlot(ctx);
+          ctx.job = { ...ctx.job, deadline: this.now() + ctx.request.timeout };
+        },
+      },
+      {
+        name: 'fetch',
+        when: (ctx) => ctx.source === undefined,
+        run: async (ctx) => {
+          const outcome = await this.stage.fetch(ctx);
+          if (outcome.kind === 'handoff') ctx.handoff = outcome.handoff;
+          else ctx.source = outcome.source;
+        },
+      },
+      {
+        name: 'convert',
+        run: async (ctx) => {
+          const source = ctx.source!;
+          const { signal } = ctx.signals.next();
+          ctx.wantsLinks ??= await d.crawlPages.wantsLinks(ctx.job);
+          const formats = convertsOf(ctx.transformers);
+          const converted = source.converted ?? await convertPage(d.converter, ctx.request, source.page, signal,
+            ctx.wantsLinks ? { ...formats, links: true } : formats,
+            source.onlyMainContent !== undefined ? { onlyMainContent: source.onlyMainContent } : {});
+          const handoff = this.stage.review?.(ctx, source, converted);
+          if (handoff) {
+            ctx.handoff = handoff;
+            return;
+          }
+          ctx.converted = converted;
+          if (converted.links) ctx.links = converted.links;
+          ctx.document = buildDocument(ctx.request, source, converted, { jobId: ctx.job.jobId, admission: ctx.job.admission });
+        },
+      },
+      ...this.transformers.map((t): Step<PipelineContext> => ({
+        name: `transform:${t.name}`,
+        when: (ctx) => ctx.transformers.includes(t),
+        run: (ctx) => t.run({
+          job: ctx.job, request: ctx.request, source: ctx.source!, converted: ctx.converted ?? {}, log: ctx.log,
+          signal: () => ctx.signals.next().signal,
+        }, ctx.document!),
+      })),
+      {
+        name: 'cache-store',
+        when: (ctx) => ctx.source?.engine !== 'cache',
+        run: (ctx) => d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log),
+      },
+    ];
+  }
+
+  private async execute(ctx: PipelineContext): Promise<{ ok: boolean }> {
+    const { timer } = ctx;
+    let engine: string = ctx.queue === 'browser' ? 'browser' : 'http';
+    try {
+      await runSteps(this.steps, ctx, timer, ended);
+      if (ctx.handoff) {
+        const handoff = ctx.handoff;
+        await timed('handoff', timer, () => executeHandoff(this.deps, ctx.job, handoff, this.now()));
+        this.observe(ctx, engine, 'handoff');
+        return { ok: true };
+      }
+      const source = ctx.source!;
+      const document = ctx.document!;
+      engine = source.engine;
+      // Billed once, with the outcome: the page's cost plus what its transformers add.
+      document.metadata.creditsUsed = withFormatCredits(source.creditsUsed, ctx.transformers.map((t) => t.credits(ctx.request)));
+      await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: true, document }, ctx.log, {
+        finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}),
+      }));
+      this.observe(ctx, engine, 'success');
+      return { ok: true };
+    } catch (err) {
+      if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
+      const te = TrawlError.from(err);
+      if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
+      const retry = retryClassOf(te);
+      const timeLeft = ctx.job.deadline - this.now();
+      if (retry === 'delay' && timeLeft > 1000 && ctx.token !== undefined) {
+        // A rate-limited target said "not now": wait without spending an attempt.
+        ctx.log.info({ code: te.code }, 'scrape rate-limited, delaying');
+        const delayMs = Math.min(timeLeft - 1000, JOB_CATALOG[ctx.queue].policy.backoffMs * 2 ** ctx.bullJob.attemptsMade);
+        await ctx.bullJob.moveToDelayed(this.now() + delayMs, ctx.token);
+        throw new DelayedError();
+      }
+      const attemptsLeft = (ctx.bullJob.opts.attempts ?? 1) - (ctx.bullJob.attemptsMade + 1);
+      if (retry !== 'never' && attemptsLeft > 0 && timeLeft > 1000) {
+        ctx.log.info({ code: te.code }, 'scrape attempt failed, retrying');
+        throw te;
+      }
+      if (te.code === 'UNKNOWN_ERROR') ctx.log.error({ err }, 'scrape failed unexpectedly');
+      else ctx.log.info({ code: te.code }, 'scrape failed');
+      await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: false, error: te.toData() }, ctx.log));
+      this.observe(ctx, engine, te.code);
+      throw new UnrecoverableError(te.code);
+    }
+  }
+
+  private finishDeps() {
+    return { ...this.deps, now: this.now };
+  }
+
+  private observe(ctx: PipelineContext, engine: string, outcome: string): void {
+    this.deps.metrics.jobDuration.observe({ queue: ctx.queue, engine, outcome }, (this.now() - ctx.started) / 1000);
+  }
+
+  /**
+   * Crawl politeness: reserves the page's slot in its host's shared request rate; a slot in the
+   * future turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
+   */
+  private async waitForHostSlot(ctx: PipelineContext): Promise<void> {
+    const { bullJob, job, token } = ctx;
+    if (token === undefined || (job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade)) return;
+    const slot = await this.deps.hostRate.reserve(new URL(ctx.request.url).host, this.now());
+    if (slot <= this.now() + 5) return;
+    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot), hostSlotAttempt: bullJob.attemptsMade });
+    await bullJob.moveToDelayed(Math.ceil(slot), token);
+    throw new DelayedError();
+  }
+}
+
+/** The context of this pipeline: the job's transformers and step timer travel with it. */
+interface PipelineContext extends ScrapeContext {
+  readonly transformers: readonly DocumentTransformer[];
+  readonly timer: StepTimer;
+}

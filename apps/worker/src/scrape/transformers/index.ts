@@ -1,0 +1,47 @@
+import type { ScrapeRequest } from '@trawl/api-schema';
+import type { HtmlPipelineFormats } from '@trawl/html';
+import type { ChangeTracker } from '../change-tracking.js';
+import { changeTrackingTransformer } from './change-tracking.transformer.js';
+import { htmlTransformer } from './html.transformer.js';
+import { imagesTransformer } from './images.transformer.js';
+import { linksTransformer } from './links.transformer.js';
+import { markdownTransformer } from './markdown.transformer.js';
+import { rawHtmlTransformer } from './raw-html.transformer.js';
+import { screenshotTransformer } from './screenshot.transformer.js';
+import { transformerApplies, type DocumentTransformer } from './transformer.js';
+
+export { transformerApplies, type DocumentTransformer, type TransformInput, type TransformerNeed } from './transformer.js';
+
+/** What the transformers are built with. */
+export interface TransformerDeps {
+  changes: ChangeTracker;
+}
+
+/**
+ * Every document transformer, in the order the pipeline runs them. A new format is one new
+ * `<name>.transformer.ts` here and one line in this list: formats read from the page first, then
+ * the ones reading other formats (LLM formats, redaction), change tracking last.
+ */
+export function documentTransformers(deps: TransformerDeps): readonly DocumentTransformer[] {
+  return [
+    markdownTransformer,
+    htmlTransformer,
+    rawHtmlTransformer,
+    linksTransformer,
+    imagesTransformer,
+    screenshotTransformer,
+    changeTrackingTransformer(deps.changes),
+  ];
+}
+
+/** The transformers a request asks for, in order. */
+export function transformersFor(all: readonly DocumentTransformer[], request: ScrapeRequest): DocumentTransformer[] {
+  return all.filter((t) => transformerApplies(t, request));
+}
+
+/** What the HTML pipeline must produce for these transformers. */
+export function convertsOf(transformers: readonly DocumentTransformer[]): HtmlPipelineFormats {
+  const out: HtmlPipelineFormats = {};
+  for (const t of transformers) for (const [k, v] of Object.entries(t.converts ?? {})) if (v) out[k as keyof HtmlPipelineFormats] = true;
+  return out;
+}
