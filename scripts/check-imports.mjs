@@ -6,7 +6,7 @@
 // - the engine core (scrape-engine) imports neither @trawl/browser nor @trawl/documents (nor Playwright, pdf.js);
 // - the API runs no engine: no @trawl/scrape-engine, @trawl/browser, @trawl/documents, @trawl/html, Playwright;
 // - nothing imports the removed `is-blocked-address` shim of scrape-engine (the classifier is @trawl/net-guard's);
-// - production code never imports @trawl/testing;
+// - production code never imports @trawl/testing (nor its subpaths);
 // - no import cycles between files.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -49,7 +49,7 @@ for (const file of files) {
   for (const m of src.matchAll(IMPORT_RE)) {
     const spec = m[1] ?? m[2] ?? m[3];
     if (!isTest(file)) {
-      if (spec === '@trawl/testing') errors.push(`${relative(ROOT, file)}: production code imports @trawl/testing`);
+      if (/^@trawl\/testing(\/|$)/.test(spec)) errors.push(`${relative(ROOT, file)}: production code imports @trawl/testing`);
       for (const r of RULES) if (r.from.test(unit) && r.forbid.test(spec)) errors.push(`${relative(ROOT, file)}: imports ${spec} (${r.why})`);
     }
     if (spec.startsWith('.')) edges.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));

@@ -1,7 +1,7 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
 import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
 import {
-  DEFAULT_USER_AGENT, abortError, detectContentKind, parseContentType, splitUrlCredentials,
+  DEFAULT_USER_AGENT, abortError, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
   type EgressProxy, type EgressRoute, type FetchRequest, type FetchResult, type Fetcher, type ProxyEndpoint,
 } from '@trawl/scrape-engine';
 import { egressContextProxy } from './egress-context-proxy.js';
@@ -181,6 +181,15 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+/**
+ * The WHATWG name of the encoding Chromium decoded a textual response with. The protocol hands such a
+ * body over already decoded (as UTF-8), so this names the page's own encoding, as the http engine does.
+ */
+async function documentCharset(page: Page, declared: string | undefined): Promise<string> {
+  const used = await page.evaluate<string>('document.characterSet').catch(() => declared);
+  return (used === undefined ? undefined : normalizeCharsetLabel(used)) ?? 'utf-8';
+}
+
 /** The redirect hops of a navigation, oldest first, final URL last (empty without redirects). */
 function redirectChain(response: Response): string[] {
   const urls: string[] = [];
@@ -308,7 +317,7 @@ export class BrowserFetcher implements Fetcher {
     // The egress answers a refused plain-http request itself, marked with the code.
     const refused = responseHeaders['x-trawl-error'];
     if (refused && isErrorCode(refused)) throw new TrawlError(refused, refusalMessage(refused));
-    const declared = parseContentType(responseHeaders['content-type']).mimeType;
+    const { mimeType: declared, charset: declaredCharset } = parseContentType(responseHeaders['content-type']);
     if (declared && !/html|xml/.test(declared)) {
       // Not a page (a PDF, JSON, an image): the body as served, for the same pipeline as plain HTTP.
       const body = await response.body();
@@ -318,7 +327,7 @@ export class BrowserFetcher implements Fetcher {
       return {
         url: response.url(), statusCode: response.status(), headers: responseHeaders, contentType: detected.mimeType,
         kind: detected.kind,
-        ...(textual ? { text: body.toString('utf8'), charset: 'utf-8' } : { body }),
+        ...(textual ? { text: body.toString('utf8'), charset: await documentCharset(page, declaredCharset) } : { body }),
       };
     }
     const budget = (ms: number) => Math.max(0, Math.min(ms, ctx.remaining() - CAPTURE_RESERVE_MS));
@@ -345,7 +354,8 @@ export class BrowserFetcher implements Fetcher {
       statusCode: response.status(),
       headers: responseHeaders,
       contentType: declared ?? 'text/html',
-      charset: 'utf-8',
+      // The encoding the page was decoded with (as the http engine reports it), not that of the serialisation.
+      charset: normalizeCharsetLabel(captured.characterSet) ?? 'utf-8',
       kind: declared === 'application/xhtml+xml' ? 'xhtml' : 'html',
       text: captured.html,
       ...(screenshot ? { screenshot } : {}),

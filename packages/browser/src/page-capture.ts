@@ -57,9 +57,12 @@ const SERIALIZE_DOCUMENT = String.raw`(() => {
 /**
  * The page's current URL and HTML, shadow DOM included; `html` is undefined when the HTML is longer
  * than `maxBytes`. The length is checked in the page, so an oversized document never crosses the
- * debugger protocol (UTF-8 bytes are then checked here).
+ * debugger protocol (UTF-8 bytes are then checked here). `characterSet` is the encoding the browser
+ * decoded the document with (`document.characterSet`, e.g. `Shift_JIS`), as the page reports it.
  */
-export async function capturePage(page: Page, opts: { maxBytes: number }): Promise<{ url: string; html: string | undefined }> {
-  const html = await page.evaluate<string | null>(`((html) => html.length > ${opts.maxBytes} ? null : html)(${SERIALIZE_DOCUMENT})`);
-  return { url: page.url(), html: html === null || Buffer.byteLength(html) > opts.maxBytes ? undefined : html };
+export async function capturePage(page: Page, opts: { maxBytes: number }): Promise<{ url: string; html: string | undefined; characterSet: string }> {
+  const [html, characterSet] = await page.evaluate<[string | null, string]>(
+    `[((html) => html.length > ${opts.maxBytes} ? null : html)(${SERIALIZE_DOCUMENT}), document.characterSet]`,
+  );
+  return { url: page.url(), html: html === null || Buffer.byteLength(html) > opts.maxBytes ? undefined : html, characterSet };
 }
