@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { apiConfigSchema } from '@trawl/api';
+import { scrapeOptionsSchema } from '@trawl/api-schema';
 import { loadConfig } from '@trawl/config';
 import { createQueueStack, type QueueStack } from '@trawl/queue';
 import { RedisServerFixture } from '@trawl/testing';
@@ -32,7 +33,7 @@ describe('createQueueStack', () => {
     const stack = stackOf(loadConfig(workerConfigSchema, env({ TRAWL_BACKLOG_CAP: '2' })), 'test-worker');
     const team = await stack.teams.create({ name: 'a', concurrency: 1 });
     const crawl = await stack.crawls.create({
-      id: randomUUID(), kind: 'crawl', teamId: team.id, url: 'http://a.example/', request: { scrapeOptions: { formats: [{ type: 'markdown' }] } }, limit: 10, maxConcurrency: 10,
+      id: randomUUID(), kind: 'crawl', teamId: team.id, url: 'http://a.example/', request: { scrapeOptions: scrapeOptionsSchema.parse({ formats: ['markdown'] }) }, limit: 10, maxConcurrency: 10,
       delayMs: 0, kickoffDone: true, zeroDataRetention: false, retentionSec: 60,
     });
     const pages = [1, 2, 3, 4, 5, 6].map((n) => ({ key: `k${n}`, url: `http://a.example/${n}`, depth: 1 }));

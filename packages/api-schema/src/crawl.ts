@@ -174,6 +174,7 @@ export const mapRequestSchema = z
   })
   .meta({ id: 'MapRequest' });
 
+export type MapRequestInput = z.input<typeof mapRequestSchema>;
 export type MapRequest = z.output<typeof mapRequestSchema>;
 
 /** Query of `GET /v2/crawl/:id` and `GET /v2/batch/scrape/:id`. */

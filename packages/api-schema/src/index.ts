@@ -152,6 +152,7 @@ export {
   type CrawlRequestInput,
   type CrawlRequest,
   type BatchScrapeRequest,
+  type MapRequestInput,
   type MapRequest,
 } from './crawl.js';
 export {

@@ -13,7 +13,10 @@ export interface DispatchSpec {
   queue: string;
   /** BullMQ job name. */
   name: string;
-  /** The job payload, validated again by the worker. */
+  /**
+   * The job payload, validated again by the worker. Opaque here: producers submit through
+   * JobDispatcher.submit, whose JobSpec types it by the job catalog.
+   */
   data: Record<string, unknown>;
   priorityClass: PriorityClass;
   /** When the job was submitted (ms since epoch). */

@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { createMetricsRegistry, registerClusterMetrics } from '@trawl/observability';
 import { RedisServerFixture } from '@trawl/testing';
-import { Admission, type DispatchSpec } from './admission.js';
+import { Admission } from './admission.js';
 import { ClusterStats } from './cluster-stats.js';
-import { JobDispatcher } from './job-dispatcher.js';
+import { JobDispatcher, type JobSpec } from './job-dispatcher.js';
 import { QueueSet } from './queue-set.js';
 import { RedisKeys } from './redis-keys.js';
 import { TeamStore } from './team-store.js';
@@ -57,9 +57,13 @@ describe('ClusterStats', () => {
     const dispatcher = new JobDispatcher(redis, keys, new Admission(redis, keys), queues);
     for (const concurrency of [1, 2]) {
       const team = await teams.create({ name: 't', concurrency });
-      const spec = (): DispatchSpec => ({
-        jobId: randomUUID(), teamId: team.id, queue: 'scrape', name: 'scrape', data: {}, priorityClass: 'bulk', enqueuedAt: Date.now(),
-      });
+      const spec = (): JobSpec<'scrape'> => {
+        const jobId = randomUUID();
+        return {
+          jobId, teamId: team.id, queue: 'scrape', name: 'scrape', priorityClass: 'bulk', enqueuedAt: Date.now(),
+          data: { v: 1, jobId, teamId: team.id, request: { url: 'http://a.example/' }, deadline: Date.now() + 60_000, mode: 'async', zeroDataRetention: false },
+        };
+      };
       for (let i = 0; i < 3; i++) await dispatcher.submit(spec());
     }
     const stats = new ClusterStats(redis, keys);

@@ -1,4 +1,4 @@
-import { needsBrowser, type CapabilityInput } from '@trawl/api-schema';
+import { needsBrowser, type Document } from '@trawl/api-schema';
 import type { JobDispatcher } from './job-dispatcher.js';
 import type { CrawlQueueJob, ScrapeJob } from './job-catalog.js';
 import type { QueueSet } from './queue-set.js';
@@ -8,7 +8,7 @@ import type { CrawlRecord, CrawlStore, PumpResult } from './crawl-store.js';
 export type CrawlLifecycleEvent = 'started' | 'page' | 'completed' | 'failed';
 
 /** Sends a crawl event somewhere (webhooks); must not throw for delivery problems. */
-export type CrawlNotifier = (crawl: CrawlRecord, event: CrawlLifecycleEvent, payload?: { document?: Record<string, unknown>; error?: string }) => Promise<void>;
+export type CrawlNotifier = (crawl: CrawlRecord, event: CrawlLifecycleEvent, payload?: { document?: Document; error?: string }) => Promise<void>;
 
 export interface CrawlCoordinatorOptions {
   /** In-flight pages older than this with no live job are recovered by the watchdog, ms. Default 30000. */
@@ -76,7 +76,7 @@ export class CrawlCoordinator {
 
   /** Submits one page as a bulk scrape job through its team's concurrency group. */
   async submit(crawl: CrawlRecord, jobId: string, url: string, depth: number, hidden?: boolean): Promise<void> {
-    const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as Record<string, unknown>;
+    const scrapeOptions = crawl.request.scrapeOptions;
     const timeout = typeof scrapeOptions.timeout === 'number' ? scrapeOptions.timeout : 60_000;
     const now = this.now();
     const job: ScrapeJob = {
@@ -91,7 +91,7 @@ export class CrawlCoordinator {
     };
     // A page left unsubmitted (backlog full, crash) stays in flight; the watchdog submits it again.
     await this.dispatcher.submit({
-      jobId, teamId: crawl.teamId, queue: needsBrowser(scrapeOptions as unknown as CapabilityInput) ? 'browser' : 'scrape', name: 'scrape',
+      jobId, teamId: crawl.teamId, queue: needsBrowser(scrapeOptions) ? 'browser' : 'scrape', name: 'scrape',
       data: job, priorityClass: 'bulk', enqueuedAt: now,
     });
   }

@@ -1,4 +1,4 @@
-import type { WebhookConfig, WebhookEventType } from '@trawl/api-schema';
+import type { WebhookEventType } from '@trawl/api-schema';
 import type { CrawlNotifier } from './crawl-coordinator.js';
 import type { WebhookSender } from './webhook-sender.js';
 
@@ -9,7 +9,7 @@ import type { WebhookSender } from './webhook-sender.js';
  */
 export function webhookCrawlNotifier(sender: Pick<WebhookSender, 'send'>, onError: (err: unknown) => void): CrawlNotifier {
   return async (crawl, event, payload) => {
-    const config = crawl.request.webhook as WebhookConfig | undefined;
+    const config = crawl.request.webhook;
     if (config === undefined) return;
     const type = `${crawl.kind === 'batch' ? 'batch_scrape' : 'crawl'}.${event}` as WebhookEventType;
     try {

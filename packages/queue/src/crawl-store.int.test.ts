@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { documentSchema, scrapeOptionsSchema, type Document } from '@trawl/api-schema';
 import { RedisServerFixture } from '@trawl/testing';
 import { CrawlStore, type NewCrawl } from './crawl-store.js';
 import { HostRateLimiter } from './host-rate-limiter.js';
@@ -25,10 +26,13 @@ function setup() {
 
 function crawl(overrides: Partial<NewCrawl> = {}): NewCrawl {
   return {
-    id: randomUUID(), kind: 'crawl', teamId: 'team', url: 'http://a.example/', request: {}, limit: 3, maxConcurrency: 2,
+    id: randomUUID(), kind: 'crawl', teamId: 'team', url: 'http://a.example/', request: { scrapeOptions: scrapeOptionsSchema.parse({}) }, limit: 3, maxConcurrency: 2,
     delayMs: 0, kickoffDone: false, zeroDataRetention: false, retentionSec: 60, ...overrides,
   };
 }
+
+/** A minimal document (the store does not look inside documents). */
+const page: Document = documentSchema.parse({ metadata: { sourceURL: 'http://a.example/', statusCode: 200 } });
 
 const cand = (n: number, depth = 1) => ({ key: `k${n}`, url: `http://a.example/${n}`, depth });
 
@@ -64,7 +68,7 @@ describe('CrawlStore', () => {
     expect(first.pages.map((p) => [p.url, p.hidden ?? false])).toEqual([
       ['http://a.example/1', false], ['http://a.example/2', false], ['http://a.example/8', false],
     ]);
-    const doc = { kind: 'doc' as const, document: {}, creditsUsed: 1 };
+    const doc = { kind: 'doc' as const, document: page, creditsUsed: 1 };
     // No room left for 7 and 9: dropped when their turn comes, and the crawl completes.
     for (const p of first.pages.slice(0, 2)) await store.pageDone(c.id, p.jobId, doc);
     expect((await store.pump(c.id)).pages).toEqual([]);
@@ -81,7 +85,7 @@ describe('CrawlStore', () => {
     const first = await store.pump(c.id);
     expect(first.pages.map((p) => p.url)).toEqual(['http://a.example/1']);
     expect((await store.pump(c.id)).pages).toEqual([]);
-    await store.pageDone(c.id, first.pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1 });
+    await store.pageDone(c.id, first.pages[0]!.jobId, { kind: 'doc', document: page, creditsUsed: 1 });
     const second = await store.pump(c.id);
     expect(second.pages.map((p) => [p.url, p.hidden])).toEqual([['http://a.example/5', true]]);
     expect((await store.get(c.id))!.total).toBe(2);
@@ -95,7 +99,7 @@ describe('CrawlStore', () => {
     const first = await store.pump(c.id);
     expect(first.pages.map((p) => p.url)).toEqual(['http://a.example/2', 'http://a.example/3']);
     expect((await store.pump(c.id)).state).toBe('busy');
-    const doc = { kind: 'doc' as const, document: { markdown: 'x' }, creditsUsed: 1 };
+    const doc = { kind: 'doc' as const, document: { ...page, markdown: 'x' }, creditsUsed: 1 };
     expect((await store.pageDone(c.id, first.pages[0]!.jobId, doc)).result).toBe('ok');
     expect((await store.pageDone(c.id, first.pages[0]!.jobId, doc)).result).toBe('dup');
     const second = await store.pump(c.id);
@@ -110,7 +114,7 @@ describe('CrawlStore', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
     const { docs, more } = await store.documents(c.id, { skip: 0, limit: 10, maxBytes: 1e6 });
-    expect(docs).toEqual([{ markdown: 'x' }, { markdown: 'x' }]);
+    expect(docs).toEqual([{ ...page, markdown: 'x' }, { ...page, markdown: 'x' }]);
     expect(more).toBe(false);
   });
 
@@ -120,7 +124,7 @@ describe('CrawlStore', () => {
     await store.enqueue(c.id, [cand(1), cand(2)]);
     await store.kickoffDone(c.id);
     const { pages } = await store.pump(c.id);
-    const r = await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1, finalKey: 'k2' });
+    const r = await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: page, creditsUsed: 1, finalKey: 'k2' });
     expect(r.result).toBe('duplicate-url');
     expect((await store.get(c.id))!.total).toBe(1);
   });
@@ -134,7 +138,7 @@ describe('CrawlStore', () => {
     expect(ended.previous).toBe('scraping');
     expect(ended.inflight.sort()).toEqual(pages.map((p) => p.jobId).sort());
     expect((await store.end(c.id, 'cancelled')).previous).toBe('cancelled');
-    expect((await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: {}, creditsUsed: 1 })).result).toBe('ignored');
+    expect((await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: page, creditsUsed: 1 })).result).toBe('ignored');
     expect(await store.claimOnce(c.id, 'ended')).toBe(true);
     expect(await store.claimOnce(c.id, 'ended')).toBe(false);
   });

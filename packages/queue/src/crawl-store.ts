@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
 import { END_LUA, ENQUEUE_LUA, KICKOFF_DONE_LUA, PAGE_DONE_LUA, PUMP_LUA } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
@@ -18,7 +19,7 @@ export interface CrawlRecord {
   /** Seed URL (crawl) or '' (batch). */
   url: string;
   /** The validated crawl or batch request (defaults applied). */
-  request: Record<string, unknown>;
+  request: CrawlRecordRequest;
   createdAt: number;
   completedAt?: number;
   /** Pages accepted for scraping so far. */
@@ -41,6 +42,16 @@ export interface CrawlRecord {
   retentionSec: number;
   /** Set when a monitor check runs this crawl or batch for one of its targets. */
   monitor?: CrawlMonitorLink;
+}
+
+/**
+ * The request a crawl or batch keeps (JSON in its hash, read back as written): a crawl's parsed
+ * `POST /v2/crawl` body; a batch's page options with its webhook and origin; a monitor target's crawl
+ * options or page options. Every page's scrape job starts from `scrapeOptions` (parsed options; the
+ * worker validates the page's request again when it runs it).
+ */
+export interface CrawlRecordRequest extends Partial<Omit<CrawlRequest, 'scrapeOptions'>> {
+  scrapeOptions: ScrapeOptions;
 }
 
 /** The monitor check target a crawl or batch belongs to: its end is reported to the check. */
@@ -93,7 +104,7 @@ export interface PumpResult {
 
 /** A page's outcome for {@link CrawlStore.pageDone}. */
 export type PageOutcome =
-  | { kind: 'doc'; document: Record<string, unknown>; creditsUsed: number; finalKey?: string }
+  | { kind: 'doc'; document: Document; creditsUsed: number; finalKey?: string }
   | { kind: 'error'; error: CrawlError; creditsUsed?: number }
   | { kind: 'drop' };
 
@@ -163,7 +174,7 @@ export class CrawlStore {
       teamId: h.teamId,
       status: h.status as CrawlStatus,
       url: h.url ?? '',
-      request: JSON.parse(h.request ?? '{}') as Record<string, unknown>,
+      request: JSON.parse(h.request ?? '{}') as CrawlRecordRequest,
       createdAt: n.createdAt ?? 0,
       ...(n.completedAt !== undefined ? { completedAt: n.completedAt } : {}),
       total: n.total ?? 0,
@@ -295,16 +306,16 @@ export class CrawlStore {
    * Documents from `skip`, at most `limit` of them and about `maxBytes` of JSON (at least one).
    * `more` says whether stored documents remain after these.
    */
-  async documents(crawlId: string, opts: { skip: number; limit: number; maxBytes: number }): Promise<{ docs: Record<string, unknown>[]; more: boolean }> {
+  async documents(crawlId: string, opts: { skip: number; limit: number; maxBytes: number }): Promise<{ docs: Document[]; more: boolean }> {
     const key = this.keys.crawl(crawlId)[5]!;
     const raw = await this.redis.lrangeBuffer(key, opts.skip, opts.skip + opts.limit);
-    const docs: Record<string, unknown>[] = [];
+    const docs: Document[] = [];
     let bytes = 0;
     for (let i = 0; i < raw.length && docs.length < opts.limit; i++) {
       const json = inflateRawSync(raw[i]!).toString('utf8');
       if (docs.length > 0 && bytes + json.length > opts.maxBytes) return { docs, more: true };
       bytes += json.length;
-      docs.push(JSON.parse(json) as Record<string, unknown>);
+      docs.push(JSON.parse(json) as Document);
     }
     return { docs, more: raw.length > docs.length };
   }
@@ -350,6 +361,6 @@ export class CrawlStore {
 }
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
-function encodeDocument(doc: Record<string, unknown>): Buffer {
+function encodeDocument(doc: Document): Buffer {
   return deflateRawSync(Buffer.from(JSON.stringify(doc)), { level: 3 });
 }

@@ -30,9 +30,11 @@ export function scrapeCredits(usage: ScrapeUsage): number {
 
 /**
  * A scrape's cost with what its document transformers add (an LLM format, ...): the page's cost from
- * {@link scrapeCredits} plus each transformer's declared credits. Billed once, with the outcome.
+ * {@link scrapeCredits} plus each transformer's declared credits. Billed once, with the outcome. A
+ * lockdown scrape costs its flat amount whatever else applies: its formats add nothing.
  */
-export function withFormatCredits(scrapeCost: number, formatCredits: readonly number[]): number {
+export function withFormatCredits(scrapeCost: number, formatCredits: readonly number[], opts: { lockdown: boolean }): number {
+  if (opts.lockdown) return scrapeCost;
   return formatCredits.reduce((sum, c) => sum + Math.max(0, c), scrapeCost);
 }
 

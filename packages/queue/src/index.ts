@@ -12,11 +12,12 @@ export {
   type PromotedJob,
   type PriorityClass,
 } from './admission.js';
-export { JobDispatcher, type ReconcileReport } from './job-dispatcher.js';
+export { JobDispatcher, type JobSpec, type ReconcileReport } from './job-dispatcher.js';
 export { QueueSet } from './queue-set.js';
 export {
   JOB_CATALOG,
   QUEUE_NAMES,
+  SCRAPE_QUEUE_NAMES,
   scrapeJobSchema,
   crawlQueueJobSchema,
   webhookJobSchema,
@@ -26,6 +27,7 @@ export {
   parseJob,
   WEBHOOK_BACKOFF_TYPE,
   type QueueName,
+  type ScrapeQueueName,
   type ScrapeJob,
   type CrawlQueueJob,
   type WebhookJob,
@@ -47,6 +49,7 @@ export {
   type CrawlKind,
   type CrawlStatus,
   type CrawlRecord,
+  type CrawlRecordRequest,
   type NewCrawl,
   type CrawlCandidate,
   type CrawlPage,

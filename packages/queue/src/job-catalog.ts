@@ -1,6 +1,9 @@
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema } from '@trawl/api-schema';
+import {
+  WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema,
+  type MapRequestInput, type ScrapeRequestInput,
+} from '@trawl/api-schema';
 
 /**
  * The job catalog: every BullMQ queue, its payload schema and its retry/retention policy. Producers
@@ -9,6 +12,9 @@ import { WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhoo
  */
 export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook', 'monitor'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
+/** The queues whose jobs are scrapes (payload {@link ScrapeJob}), run under their team's concurrency group. */
+export const SCRAPE_QUEUE_NAMES = ['scrape', 'browser', 'documents'] as const satisfies readonly QueueName[];
+export type ScrapeQueueName = (typeof SCRAPE_QUEUE_NAMES)[number];
 
 /** Admission facts carried to the worker so they end up in `metadata`. */
 export const admissionInfoSchema = z.object({
@@ -16,14 +22,27 @@ export const admissionInfoSchema = z.object({
   waitMs: z.number().nonnegative(),
 });
 
+/**
+ * The request a job carries: typed by the API schema's *input* type `T` (what the consumer feeds back
+ * into the request schema), checked at run time only as an object. The producer puts the parsed
+ * request in (a parsed request is a valid input: the compiler checks that assignment); the consumer
+ * validates it again with the request schema itself when it picks the job up (`scrapeRequestSchema` /
+ * `parseRequestSchema` in the scrape processor, `mapRequestSchema` in the crawl processor), because
+ * producer and consumer versions differ during a rolling deploy. The request schema cannot stand
+ * here: an upload's request carries a `file:` URL, which only the parse schema accepts.
+ */
+function jobRequestSchema<T extends object>() {
+  return z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: 'Expected the request object' });
+}
+
 /** Payload of a scrape job (queue `scrape`). */
 export const scrapeJobSchema = z.object({
   /** Payload version; bump on incompatible change. */
   v: z.literal(1),
   jobId: z.uuid(),
   teamId: z.string().min(1),
-  /** The validated scrape request, defaults applied (api-schema's parsed scrape request). */
-  request: z.record(z.string(), z.unknown()),
+  /** The validated scrape request, defaults applied (api-schema's parsed scrape request); see {@link jobRequestSchema}. */
+  request: jobRequestSchema<ScrapeRequestInput>(),
   /** Absolute deadline, ms since epoch: the request's timeout counted from submission. */
   deadline: z.number().int().positive(),
   /** `sync` when an HTTP caller waits for it. */
@@ -80,8 +99,8 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     kind: z.literal('map'),
     jobId: z.uuid(),
     teamId: z.string().min(1),
-    /** The validated map request. */
-    request: z.record(z.string(), z.unknown()),
+    /** The validated map request; see {@link jobRequestSchema}. */
+    request: jobRequestSchema<MapRequestInput>(),
     /** Absolute deadline, ms since epoch. */
     deadline: z.number().int().positive(),
   }),

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { RedisServerFixture } from '@trawl/testing';
-import { Admission, type DispatchSpec } from './admission.js';
-import { JobDispatcher } from './job-dispatcher.js';
+import { Admission } from './admission.js';
+import { JobDispatcher, type JobSpec } from './job-dispatcher.js';
 import { QueueSet } from './queue-set.js';
 import { RedisKeys } from './redis-keys.js';
 import { TeamStore } from './team-store.js';
@@ -27,7 +27,13 @@ async function setup() {
   const admission = new Admission(redis, keys, { checkAfterMs: 1000, now: () => clock });
   const queues = new QueueSet(redis, keys);
   const dispatcher = new JobDispatcher(redis, keys, admission, queues);
-  const spec = (): DispatchSpec => ({ jobId: randomUUID(), teamId: team.id, queue: 'scrape', name: 'scrape', data: { x: 1 }, priorityClass: 'interactive', enqueuedAt: clock });
+  const spec = (): JobSpec<'scrape'> => {
+    const jobId = randomUUID();
+    return {
+      jobId, teamId: team.id, queue: 'scrape', name: 'scrape', priorityClass: 'interactive', enqueuedAt: clock,
+      data: { v: 1, jobId, teamId: team.id, request: { url: 'http://a.example/' }, deadline: clock + 60_000, mode: 'async', zeroDataRetention: false },
+    };
+  };
   return { team, admission, queues, dispatcher, spec, tick: (ms: number) => (clock += ms) };
 }
 

@@ -1,9 +1,17 @@
 import type { Redis } from 'ioredis';
 import type { Admission, AdmitOutcome, DispatchSpec, PromotedJob } from './admission.js';
-import { bullPriority, type ScrapeJob } from './job-catalog.js';
+import { SCRAPE_QUEUE_NAMES, bullPriority, type JobPayload, type QueueName, type ScrapeQueueName } from './job-catalog.js';
 import type { QueueSet } from './queue-set.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
+
+/**
+ * A job to submit: `data` is the payload type the job catalog gives `queue`. A union over the queue
+ * names (`Q`), so `queue` and `data` always agree: a payload sent to another queue does not compile.
+ */
+export type JobSpec<Q extends QueueName = QueueName> = {
+  [K in Q]: Omit<DispatchSpec, 'queue' | 'data'> & { queue: K; data: JobPayload<K> };
+}[Q];
 
 /** What one reconciliation pass found and repaired. */
 export interface ReconcileReport {
@@ -27,7 +35,7 @@ export class JobDispatcher {
   ) {}
 
   /** Admits the job or queues it in its team's backlog; every job that got a slot goes to BullMQ. */
-  async submit(spec: DispatchSpec): Promise<AdmitOutcome> {
+  async submit(spec: JobSpec): Promise<AdmitOutcome> {
     const outcome = await this.admission.admit(spec);
     await this.enqueue(outcome.promoted);
     return outcome;
@@ -50,7 +58,7 @@ export class JobDispatcher {
    * handing a page to the browser engine). The stored spec changes first, so a crash in between
    * leaves the reaper a spec naming the new queue, where it finds the job missing and adds it.
    */
-  async handoff(teamId: string, jobId: string, toQueue: 'browser' | 'documents', data: ScrapeJob): Promise<void> {
+  async handoff<Q extends Exclude<ScrapeQueueName, 'scrape'>>(teamId: string, jobId: string, toQueue: Q, data: JobPayload<Q>): Promise<void> {
     const spec = await this.admission.spec(teamId, jobId);
     if (!spec) return; // released meanwhile (withdrawn or reaped): nothing may run any more
     const moved: DispatchSpec = { ...spec, queue: toQueue, data };
@@ -66,7 +74,7 @@ export class JobDispatcher {
   async liveState(teamId: string, jobId: string): Promise<'live' | 'ended' | 'lost'> {
     if (await this.admission.spec(teamId, jobId)) return 'live';
     let ended = false;
-    for (const queue of ['scrape', 'browser', 'documents']) {
+    for (const queue of SCRAPE_QUEUE_NAMES) {
       const state = await this.queues.get(queue).getJobState(jobId);
       if (state === 'completed' || state === 'failed') ended = true;
       else if (state !== 'unknown') return 'live';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   TrawlError, httpUrlSchema,
-  type BatchScrapeRequest, type Capability, type CrawlRequest,
+  type BatchScrapeRequest, type Capability, type CrawlRequest, type Document,
 } from '@trawl/api-schema';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
@@ -25,13 +25,10 @@ export interface CrawlServiceDeps {
 /** One page of `GET /v2/crawl/:id`. */
 export interface CrawlStatusPage {
   record: CrawlRecord;
-  data: Record<string, unknown>[];
+  data: Document[];
   /** Skip value of the next page when more documents are stored now. */
   nextSkip?: number;
 }
-
-/** The options a batch scrape request carries that are not page scrape options. */
-const BATCH_ONLY_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', 'appendToId', 'origin', 'integration'] as const;
 
 /** The documents of one status page: at most 100 and about 10 MiB of JSON. */
 const PAGE_DOCS = 100;
@@ -64,7 +61,7 @@ export class CrawlService {
     await this.claim(team, opts.idempotencyKey, id);
     return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
       const crawl = await this.deps.store.create({
-        id, kind: 'crawl', teamId: team.id, url: request.url, request: request as unknown as Record<string, unknown>,
+        id, kind: 'crawl', teamId: team.id, url: request.url, request,
         limit: request.limit, maxConcurrency: this.concurrency(team, request.maxConcurrency), delayMs: Math.round((request.delay ?? 0) * 1000),
         kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
       });
@@ -106,8 +103,7 @@ export class CrawlService {
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
     return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
-      const scrapeOptions: Record<string, unknown> = { ...request };
-      for (const field of BATCH_ONLY_FIELDS) delete scrapeOptions[field];
+      const { urls: _u, webhook: _w, maxConcurrency: _m, ignoreInvalidURLs: _i, appendToId: _a, origin: _o, integration: _n, ...scrapeOptions } = request;
       const crawl = await this.deps.store.create({
         id, kind: 'batch', teamId: team.id, url: '',
         request: { scrapeOptions, ...(request.webhook ? { webhook: request.webhook } : {}), ...(request.origin ? { origin: request.origin } : {}) },

@@ -32,7 +32,7 @@ export class MapService {
     const jobId = randomUUID();
     const timeout = request.timeout ?? this.deps.defaultTimeoutMs;
     const job: CrawlQueueJob = {
-      v: 1, kind: 'map', jobId, teamId: team.id, request: request as unknown as Record<string, unknown>, deadline: this.now() + timeout,
+      v: 1, kind: 'map', jobId, teamId: team.id, request, deadline: this.now() + timeout,
     };
     const outcome = this.deps.waiter.wait(jobId, timeout + this.deps.graceMs);
     // Behind crawl seeding and pumps (priority 1), so maps never hold every crawl back.

@@ -8,7 +8,7 @@ import {
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, StoredResult, Team } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, ScrapeQueueName, StoredResult, Team } from '@trawl/queue';
 
 export interface ScrapeServiceDeps {
   dispatcher: JobDispatcher;
@@ -82,7 +82,7 @@ export class ScrapeService {
 
   private async run(
     team: Team, request: ScrapeRequest,
-    opts: { jobId: string; queue: string; document?: ScrapeJob['document']; log: Logger; clientGone?: AbortSignal },
+    opts: { jobId: string; queue: ScrapeQueueName; document?: ScrapeJob['document']; log: Logger; clientGone?: AbortSignal },
   ): Promise<ScrapeOutcome> {
     const { jobId, log } = opts;
     const enqueuedAt = this.now();
@@ -91,7 +91,7 @@ export class ScrapeService {
       v: 1,
       jobId,
       teamId: team.id,
-      request: request as unknown as Record<string, unknown>, // validated; the worker re-validates
+      request, // validated; the worker re-validates (see the job catalog's jobRequestSchema)
       deadline,
       mode: 'sync',
       zeroDataRetention: request.zeroDataRetention,

@@ -1,5 +1,5 @@
 import { ALLOW_ALL_ROBOTS, CrawlScope, parseRobotsTxt, urlKey, type RobotsRules } from '@trawl/crawl';
-import type { ErrorData } from '@trawl/api-schema';
+import type { Document, ErrorData } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, ScrapeJob } from '@trawl/queue';
 import type { WorkerMetrics } from '../worker-metrics.js';
@@ -78,7 +78,7 @@ export interface CrawlPagesDeps {
 
 /** A finished page of a crawl or batch, as the scrape processor hands it over. */
 export type CrawlPageResult =
-  | { ok: true; document: Record<string, unknown>; links: string[]; finalUrl: string; creditsUsed: number }
+  | { ok: true; document: Document; links: string[]; finalUrl: string; creditsUsed: number }
   /** `creditsUsed`: a failure that is billed all the same (a lockdown miss). */
   | { ok: false; error: ErrorData; creditsUsed?: number };
 

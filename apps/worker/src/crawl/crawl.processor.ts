@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, redactUrl, mapRequestSchema } from '@trawl/api-schema';
+import { TrawlError, findFormat, redactUrl, mapRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
@@ -116,8 +116,7 @@ export class CrawlProcessor {
    * becomes visible again (the store's ENQUEUE).
    */
   private async enqueueRemembered(crawl: CrawlRecord, ctx: Parameters<typeof toCandidates>[0]): Promise<void> {
-    const scrapeOptions = (crawl.request.scrapeOptions ?? {}) as { formats?: Array<{ type: string; tag?: string | null }> };
-    const format = scrapeOptions.formats?.find((f) => f.type === 'changeTracking');
+    const format = findFormat(crawl.request.scrapeOptions.formats, 'changeTracking');
     if (!format) return;
     const known = await this.deps.changes.knownUrls(crawl.teamId, format.tag ?? DEFAULT_CHANGE_TAG, new URL(crawl.url).hostname, Math.min(crawl.limit * 2, MAX_SITEMAP_URLS));
     const candidates = toCandidates(ctx, known, 0).filter((c) => !c.robotsBlocked).map((c) => ({ ...c, hidden: true }));

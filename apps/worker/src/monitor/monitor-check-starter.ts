@@ -95,7 +95,7 @@ export class MonitorCheckStarter {
   private async startTarget(monitor: MonitorRecord, checkId: string, run: MonitorTargetRun, target: Exclude<MonitorTarget, { type: 'search' }>): Promise<void> {
     const { crawls, coordinator } = this.deps;
     const link = { monitorId: monitor.id, checkId, targetId: target.id };
-    const scrapeOptions = monitorScrapeOptions(target.scrapeOptions, monitor.id, target.id) as unknown as Record<string, unknown>;
+    const scrapeOptions = monitorScrapeOptions(target.scrapeOptions, monitor.id, target.id);
     const team = await this.deps.teams.get(monitor.teamId);
     const teamConcurrency = Math.max(1, team?.concurrency ?? 1);
     const common = {

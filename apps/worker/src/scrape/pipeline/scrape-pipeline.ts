@@ -169,7 +169,7 @@ export class ScrapePipeline {
       const document = ctx.document!;
       engine = source.engine;
       // Billed once, with the outcome: the page's cost plus what its transformers add.
-      document.metadata.creditsUsed = withFormatCredits(source.creditsUsed, ctx.transformers.map((t) => t.credits(ctx.request)));
+      document.metadata.creditsUsed = withFormatCredits(source.creditsUsed, ctx.transformers.map((t) => t.credits(ctx.request)), { lockdown: ctx.request.lockdown });
       await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: true, document }, ctx.log, {
         finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}),
       }));
