@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventEmitter, once } from 'node:events';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 /**
@@ -43,12 +43,11 @@ afterAll(async () => {
 }, 30_000);
 
 /** Resolves once the team has no job admitted or waiting: whatever ran has ended for good. */
-async function settled(key: string): Promise<void> {
-  for (;;) {
-    const qs = await cluster.call('GET', '/v2/team/queue-status', { key });
-    if (qs.body.activeJobsInQueue === 0 && qs.body.waitingJobsInQueue === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+async function settled(key: string, on: TestCluster = cluster): Promise<void> {
+  await waitFor(async () => {
+    const qs = await on.call('GET', '/v2/team/queue-status', { key });
+    return qs.body.activeJobsInQueue === 0 && qs.body.waitingJobsInQueue === 0;
+  }, { what: 'the team to have no job admitted or waiting' });
 }
 
 describe('work for answers nobody reads is stopped', () => {
@@ -109,11 +108,10 @@ describe('work for answers nobody reads is stopped', () => {
     expect(await pending).toBe('aborted');
     await closed;
     // The map job has ended (nothing active on the crawl queue): no fetch followed the aborted one.
-    for (;;) {
+    await waitFor(async () => {
       const [active, waiting] = await Promise.all([cluster.redis.llen('{trawl}:bull:crawl:active'), cluster.redis.zcard('{trawl}:bull:crawl:prioritized')]);
-      if (active === 0 && waiting === 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return active === 0 && waiting === 0;
+    }, { what: 'the crawl queue to have no active or waiting job' });
     expect(site.hits.get('/robots.txt')).toBe(1);
     expect(site.hits.get('/quick')).toBeUndefined();
   });
@@ -164,11 +162,7 @@ describe('with the browser engine', () => {
     const r = await browserCluster.call('POST', '/v2/scrape', { body: { url: site.url('/browser-never'), timeout: 1500, maxAge: 0 } });
     expect([r.status, r.body.code]).toEqual([408, 'SCRAPE_TIMEOUT']);
     await closed;
-    for (;;) {
-      const qs = await browserCluster.call('GET', '/v2/team/queue-status');
-      if (qs.body.activeJobsInQueue === 0 && qs.body.waitingJobsInQueue === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await settled(BOOT_KEY, browserCluster);
     expect(site.hits.get('/browser-never')).toBe(1);
   });
 

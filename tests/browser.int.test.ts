@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { EventEmitter, once } from 'node:events';
 import { scrapeResponseSchema } from '@trawl/api-schema';
 import { childBrowserPids } from '@trawl/browser';
 import { FixtureSite, ForwardProxyFixture } from '@trawl/testing';
@@ -10,7 +11,9 @@ let cluster: TestCluster;
 let site: FixtureSite;
 let proxy: ForwardProxyFixture;
 const seen: Array<{ path: string; headers: Record<string, string | string[] | undefined> }> = [];
-const gate = { walledOnce: false };
+const gate = { walledOnce: false, slowHits: 0 };
+/** `arrived:<path>` when a held page is asked for; `release:<path>` lets it answer. */
+const events = new EventEmitter();
 
 const SPA = `<!doctype html><html><head><title>Todo SPA</title></head><body><div id="root"></div>
 <script>setTimeout(() => { document.getElementById('root').innerHTML =
@@ -32,8 +35,11 @@ beforeAll(async () => {
       document.getElementById('v').textContent = 'visits=' + (Number(localStorage.getItem('visits') || 0));
       localStorage.setItem('visits', String(Number(localStorage.getItem('visits') || 0) + 1));</script></body></html>`)
     .route('/slow-profile', (_req, res) => {
-      const t = setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>slow</p>'); }, 3000);
-      res.on('close', () => clearTimeout(t));
+      // Held until the test has tried the same profile: the saving session's lock is taken by then.
+      const answer = () => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>slow</p>'); };
+      events.once('release:/slow-profile', answer);
+      res.on('close', () => events.off('release:/slow-profile', answer));
+      events.emit('arrived:/slow-profile');
     })
     .route('/walled', (_req, res) => {
       // A bot wall for the first visitor only: the auto proxy retry gets through.
@@ -47,8 +53,14 @@ beforeAll(async () => {
       res.end('<html><body><main><h1>Past the wall</h1><p>Content behind the bot wall, visible after the retry.</p></main></body></html>');
     })
     .route('/slow', (_req, res) => {
-      const t = setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html><body><main><h1>Slow but fine</h1><p>Arrived after a crash.</p></main></body></html>'); }, 1500);
-      res.on('close', () => clearTimeout(t));
+      // The first request never gets an answer (the test crashes the browser that made it); the retry does.
+      gate.slowHits += 1;
+      if (gate.slowHits === 1) {
+        events.emit('arrived:/slow');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body><main><h1>Slow but fine</h1><p>Arrived after a crash.</p></main></body></html>');
     });
   await site.start();
   proxy = await new ForwardProxyFixture().start();
@@ -133,11 +145,13 @@ describe('browser scrapes through the cluster', () => {
     expect(readOnly.body.data.markdown).toContain('visits=2');
     expect(third.body.data.markdown).toContain('visits=2');
 
+    const arrived = once(events, 'arrived:/slow-profile');
     const slow = cluster.call('POST', '/v2/scrape', { body: { url: site.url('/slow-profile'), profile: { name: 'busy' } } });
-    await new Promise((r) => setTimeout(r, 1000));
+    await arrived;
     const locked = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/profile'), profile: { name: 'busy' } } });
     expect(locked.status).toBe(409);
     expect(locked.body.code).toBe('PROFILE_LOCKED');
+    events.emit('release:/slow-profile');
     expect((await slow).status).toBe(200);
   });
 
@@ -158,12 +172,14 @@ describe('browser scrapes through the cluster', () => {
   });
 
   it('recovers when the browser crashes mid-scrape (the job is retried)', async () => {
+    const arrived = once(events, 'arrived:/slow');
     const pending = cluster.call('POST', '/v2/scrape', { body: { url: site.url('/slow'), waitFor: 100 } });
-    await new Promise((r) => setTimeout(r, 800));
+    await arrived;
     for (const pid of await childBrowserPids()) process.kill(pid, 'SIGKILL');
     const r = await pending;
     expect(r.status).toBe(200);
     expect(r.body.data.markdown).toContain('Arrived after a crash');
+    expect(gate.slowHits).toBe(2);
   });
 
   it('works with the official SDK: actions and screenshot', async () => {

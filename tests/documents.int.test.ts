@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Firecrawl from '@mendable/firecrawl-js';
 import { scrapeResponseSchema } from '@trawl/api-schema';
-import { FixtureSite, buildPdf, type PdfTextLine } from '@trawl/testing';
+import { FixtureSite, buildPdf, waitFor, type PdfTextLine } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 // Documents end to end: the http role downloads, the documents role parses (inline mode, real
@@ -213,11 +213,10 @@ describe('a crawl that links a PDF', () => {
   it('gets the PDF as a document of the crawl, billed by its pages', async () => {
     const start = await cluster.call('POST', '/v2/crawl', { body: { url: site.url('/crawl/'), limit: 5 } });
     expect(start.status).toBe(200);
-    let status: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
-    for (let i = 0; i < 100 && status.status !== 'completed'; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await cluster.call('GET', `/v2/crawl/${start.body.id}`)).body;
-    }
+    const status: Record<string, any> = await waitFor(async () => { // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+      const body = (await cluster.call('GET', `/v2/crawl/${start.body.id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(body.status) ? body : undefined;
+    }, { what: 'the crawl to end', timeoutMs: 25_000 });
     expect(status.status).toBe('completed');
     const pdf = status.data.find((d: { metadata: { sourceURL: string } }) => d.metadata.sourceURL.endsWith('/annual.pdf'));
     expect(pdf.metadata.numPages).toBeGreaterThan(1);

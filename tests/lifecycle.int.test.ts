@@ -3,7 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
 import { createLogger, createMetricsRegistry } from '@trawl/observability';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
 import { exited, kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
@@ -14,13 +14,17 @@ const hits = new Map<string, number>();
 const workers: WorkerProcess[] = [];
 const apis: ApiHandle[] = [];
 
-/** A page that answers after `ms` (and tells the test it was asked). */
-const slow = (ms: number) => async (req: { url?: string }, res: { writeHead: (s: number, h: Record<string, string>) => void; end: (b: string) => void; writableEnded: boolean }) => {
+/**
+ * A page that tells the test it was asked (`hit:<path>`) and answers after `ms`, or with `'held'` once
+ * the test emits `release:<path>`.
+ */
+const slow = (ms: number | 'held') => async (req: { url?: string }, res: { writeHead: (s: number, h: Record<string, string>) => void; end: (b: string) => void; writableEnded: boolean }) => {
   const path = req.url!.split('?')[0]!;
   const n = (hits.get(path) ?? 0) + 1;
   hits.set(path, n);
+  const released = ms === 'held' ? once(events, `release:${path}`) : new Promise((r) => setTimeout(r, ms));
   events.emit(`hit:${path}`, n);
-  await new Promise((r) => setTimeout(r, ms));
+  await released;
   if (!res.writableEnded) {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<html><head><title>${path} #${n}</title></head><body><p>Served to attempt ${n}.</p></body></html>`);
@@ -29,7 +33,7 @@ const slow = (ms: number) => async (req: { url?: string }, res: { writeHead: (s:
 
 beforeAll(async () => {
   site = await new FixtureSite()
-    .route('/finish', slow(1500))
+    .route('/finish', slow('held'))
     .route('/queued', slow(0))
     .route('/hang', slow(60_000))
     .route('/api-drain', slow(1200))
@@ -65,13 +69,18 @@ describe('worker SIGTERM', () => {
     expect((await ready(w.metricsPort)).status).toBe(200);
     w.child.kill('SIGTERM');
     const exit = exited(w.child);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await ready(w.metricsPort)).toEqual({ status: 503, body: { status: 'shutting-down' } });
+    expect(await waitFor(async () => {
+      const r = await ready(w.metricsPort);
+      return r.status === 503 && r;
+    }, { what: 'readiness to turn off after SIGTERM' })).toEqual({ status: 503, body: { status: 'shutting-down' } });
     const metrics = await fetch(`http://127.0.0.1:${w.metricsPort}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^trawl_worker_shutting_down\{[^}]*\} 1$/m);
     expect(metrics).toMatch(/^trawl_jobs_in_flight\{queue="scrape"[^}]*\} 1$/m);
     // Submitted while the only worker stops: it waits for the next worker.
     const queued = scrape('/queued');
+    // Both jobs admitted (the second one queued behind the stopping worker) before /finish answers.
+    await waitFor(async () => (await cluster.call('GET', '/v2/team/queue-status')).body.activeJobsInQueue === 2, { what: 'the second job admitted' });
+    events.emit('release:/finish');
     const first = await running;
     expect(first.status).toBe(200);
     expect(first.body.data.metadata.title).toBe('/finish #1');
@@ -92,22 +101,24 @@ describe('worker SIGTERM', () => {
     w.child.kill('SIGTERM');
     expect(await exited(w.child)).toBe(0);
     expect(w.output()).toContain('worker stopping');
-    // The lock lasts 30 s: a job left to stalled detection would not come back this fast.
-    const t0 = Date.now();
     site.route('/hang', slow(100));
     await startWorker();
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.body.data.metadata.title).toBe('/hang #2');
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    // BullMQ's record of the job: started twice, one attempt made (the completed one).
-    let record: Record<string, string> | undefined;
-    for (const key of await cluster.redis.keys('*:bull:scrape:*')) {
-      if ((await cluster.redis.type(key)) !== 'hash') continue;
-      const h = await cluster.redis.hgetall(key);
-      if (h.data?.includes('/hang')) record = h;
-    }
-    expect({ started: record?.ats, made: record?.atm }).toEqual({ started: '2', made: '1' });
+    // BullMQ's record of the job: started twice, one attempt made (the completed one), and never found
+    // stalled: only stalled-job recovery writes `stc`, so the job came back by the shutdown return path
+    // (job.moveToWait), not by its lock expiring. The answer can come before BullMQ has recorded the
+    // job's completion: wait for that record.
+    const record = await waitFor(async () => {
+      for (const key of await cluster.redis.keys('*:bull:scrape:*')) {
+        if ((await cluster.redis.type(key)) !== 'hash') continue;
+        const h = await cluster.redis.hgetall(key);
+        if (h.data?.includes('/hang') && h.finishedOn) return h;
+      }
+      return undefined;
+    }, { what: 'BullMQ\'s record of the finished /hang job', timeoutMs: 15_000 });
+    expect({ started: record?.ats, made: record?.atm, stalled: record?.stc }).toEqual({ started: '2', made: '1', stalled: undefined });
     // One outcome: the team's slots are back to zero and the result is the second attempt's.
     const conc = await cluster.call('GET', '/v2/concurrency-check');
     expect(conc.body.concurrency).toBe(0);
@@ -153,14 +164,11 @@ describe('API SIGTERM', () => {
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE', details: { reason: 'shutting-down' } });
     const jobId = res.body.details.jobId as string;
-    let doc: Awaited<ReturnType<TestCluster['call']>> | undefined;
-    for (let i = 0; i < 50; i++) {
-      doc = await cluster.call('GET', `/v2/scrape/${jobId}`);
-      if (doc.status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(doc!.status).toBe(200);
-    expect(doc!.body.data.metadata.title).toBe('/api-cut #1');
+    const doc = await waitFor(async () => {
+      const r = await cluster.call('GET', `/v2/scrape/${jobId}`);
+      return r.status === 200 && r;
+    }, { what: 'the kept result', timeoutMs: 20_000 });
+    expect(doc.body.data.metadata.title).toBe('/api-cut #1');
   }, 30_000);
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiKeyResponseSchema, teamListResponseSchema, teamResponseSchema } from '@trawl/api-schema';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 let cluster: TestCluster;
@@ -119,11 +119,8 @@ describe('revoking keys and disabling teams', () => {
     await gate.arrived;
     const queued = cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: site.url('/queued'), maxAge: 0 } });
     // Admitted into the backlog (behind the held job) before the team is disabled.
-    for (;;) {
-      const qs = await cluster.call('GET', '/v2/team/queue-status', { key: t.key });
-      if (qs.body.waitingJobsInQueue === 1) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(async () => (await cluster.call('GET', '/v2/team/queue-status', { key: t.key })).body.waitingJobsInQueue === 1,
+      { what: 'the second job in the team backlog' });
     await cluster.admin('PATCH', `/admin/teams/${t.id}`, { disabled: true });
     gate.release();
     expect((await running).status).toBe(200);

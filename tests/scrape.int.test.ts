@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { scrapeResponseSchema } from '@trawl/api-schema';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Fixture article</title>
@@ -18,7 +18,12 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Fixture article</ti
 
 let cluster: TestCluster;
 let site: FixtureSite;
-const slowGate = { delayMs: 400 };
+/**
+ * `/slow` answers after `delayMs`, or, while `held` is set, once the test emits `release` on `slowEvents`;
+ * every request to it emits `arrived`.
+ */
+const slowGate = { delayMs: 400, held: false };
+const slowEvents = new EventEmitter();
 
 beforeAll(async () => {
   site = new FixtureSite()
@@ -37,7 +42,9 @@ beforeAll(async () => {
       res.end(Buffer.concat([Buffer.from('<html><body><p>'), Buffer.from('93fa967b8cea82cc8379815b8357', 'hex'), Buffer.from('</p></body></html>')]));
     })
     .route('/slow', async (_req, res) => {
-      await new Promise((r) => setTimeout(r, slowGate.delayMs));
+      const answer = slowGate.held ? once(slowEvents, 'release') : new Promise((r) => setTimeout(r, slowGate.delayMs));
+      slowEvents.emit('arrived');
+      await answer;
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Slow</title></head><body><p>Slow page content here.</p></body></html>');
     })
@@ -158,30 +165,35 @@ describe('per-team concurrency', () => {
   it('the wait counts against the timeout: a job that cannot start in time is 408 and never runs', async () => {
     const t = await cluster.team({ concurrency: 1 });
     site.resetCounters();
-    slowGate.delayMs = 2500;
+    slowGate.held = true;
+    const arrived = once(slowEvents, 'arrived');
     const first = scrape({ url: site.url('/slow'), maxAge: 0 }, t.key);
-    await new Promise((r) => setTimeout(r, 200));
+    await arrived;
     const second = await scrape({ url: site.url('/article'), timeout: 1000, maxAge: 0 }, t.key);
     expect(second.status).toBe(408);
+    slowGate.held = false;
+    slowEvents.emit('release');
     expect((await first).status).toBe(200);
     expect(site.hits.get('/article')).toBeUndefined();
-    slowGate.delayMs = 400;
   });
   it('one team\'s backlog never delays another team', async () => {
     const a = await cluster.team({ concurrency: 1 });
     const b = await cluster.team({ concurrency: 1 });
-    slowGate.delayMs = 1500;
+    slowGate.held = true;
+    const aStarted = once(slowEvents, 'arrived');
     let aDone = 0;
-    const aJobs = Array.from({ length: 4 }, () => scrape({ url: site.url('/slow') }, a.key).then((r) => { aDone += 1; return r; }));
-    await new Promise((r) => setTimeout(r, 100));
+    const aJobs = Array.from({ length: 4 }, () => scrape({ url: site.url('/slow'), maxAge: 0 }, a.key).then((r) => { aDone += 1; return r; }));
+    await aStarted;
+    // Team a's slot is taken and its other three jobs wait in its backlog while team b scrapes.
+    await waitFor(async () => (await cluster.call('GET', '/v2/team/queue-status', { key: a.key })).body.waitingJobsInQueue === 3, { what: 'team a\'s backlog' });
     const bRes = await scrape({ url: site.url('/article') }, b.key);
     expect(bRes.status).toBe(200);
     expect(bRes.body.data.metadata.concurrencyLimited).toBeUndefined();
-    // Order, not time: team b's answer came while team a's backlog (one at a time, 1.5 s each) was still queued.
-    expect(aDone).toBeLessThanOrEqual(1);
-    slowGate.delayMs = 10;
-    await Promise.all(aJobs);
-    slowGate.delayMs = 400;
+    // Order, not time: team b's answer came while team a's first job was still running, its backlog queued.
+    expect(aDone).toBe(0);
+    slowGate.held = false;
+    slowEvents.emit('release');
+    expect((await Promise.all(aJobs)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
   }, 20_000);
 });
 
@@ -209,7 +221,7 @@ describe('official SDK', () => {
     expect(doc.links).toContain(site.url('/other'));
     expect(doc.metadata?.title).toBe('Fixture article');
     await expect(fc.scrape('http://127.0.0.1:1/')).rejects.toThrow();
-  });
+  }, 30_000); // loading the SDK alone can take seconds on a busy machine
 });
 
 void once;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { EventEmitter, once } from 'node:events';
 import { TrawlError, actionSchema, type ActionInput } from '@trawl/api-schema';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
@@ -8,6 +9,8 @@ jest.setTimeout(30_000);
 
 const site = new FixtureSite();
 const seen: Array<{ path: string; headers: Record<string, string | string[] | undefined> }> = [];
+/** `arrived` when `/slow` is asked for. */
+const slowEvents = new EventEmitter();
 let pool: BrowserPool;
 let fetcher: BrowserFetcher;
 
@@ -65,6 +68,7 @@ beforeAll(async () => {
     .route('/slow', (_req, res) => {
       const t = setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>late</p>'); }, 5000);
       res.on('close', () => clearTimeout(t));
+      slowEvents.emit('arrived');
     })
     .page('/storage', `<html><body><p id="v"></p><script>
       document.getElementById('v').textContent = 'stored=' + localStorage.getItem('k');
@@ -217,8 +221,10 @@ describe('BrowserFetcher', () => {
 
   it('recovers from a browser crash mid-job and leaks no Chromium process', async () => {
     const before = pool.stats().crashes;
+    const arrived = once(slowEvents, 'arrived');
     const job = fetcher.fetch(request('/slow', { timeoutMs: 10_000 }));
-    await new Promise((r) => setTimeout(r, 1000));
+    // Mid-job: the page's request reached the site and waits for its answer.
+    await arrived;
     for (const pid of await childBrowserPids()) process.kill(pid, 'SIGKILL');
     const err = await job.catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('SCRAPE_BROWSER_CRASHED');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import { Worker } from 'bullmq';
 import { createMetricsRegistry, registerClusterMetrics } from '@trawl/observability';
 import { RedisServerFixture } from '@trawl/testing';
@@ -34,7 +35,6 @@ describe('ClusterStats', () => {
     await scrape.add('c', {}, { timestamp: t0 - 2_000 });
     await scrape.add('future', {}, { delay: 60_000 });
     await queues.get('documents').add('due', {}, { delay: 1, timestamp: t0 - 20_000 });
-    await new Promise((r) => setTimeout(r, 20));
 
     const stats = new ClusterStats(redis, keys, { now: () => t0 });
     const byQueue = Object.fromEntries((await stats.queues()).map((q) => [q.queue, q]));
@@ -80,11 +80,20 @@ describe('ClusterStats', () => {
     expect(text).toMatch(/trawl_redis_memory_used_bytes\{redis="queue",role="test"\} [1-9]\d+/);
 
     // A worker takes the jobs: they are active, no longer ready.
-    const worker = new Worker('scrape', () => new Promise((r) => setTimeout(r, 300)), { connection: redis, prefix: keys.bullPrefix(), concurrency: 5 });
-    await new Promise((r) => setTimeout(r, 150));
+    // Each job holds until the checks are done; the third start means all three are active.
+    const events = new EventEmitter();
+    let running = 0;
+    const allActive = once(events, 'all-active');
+    const worker = new Worker('scrape', async () => {
+      const release = once(events, 'release');
+      if (++running === 3) events.emit('all-active');
+      await release;
+    }, { connection: redis, prefix: keys.bullPrefix(), concurrency: 5 });
+    await allActive;
     const scrape = (await stats.queues()).find((q) => q.queue === 'scrape')!;
     expect(scrape.counts.active).toBe(3);
     expect(scrape.ready).toBe(0);
+    events.emit('release');
     await worker.close();
     await queues.close();
   });

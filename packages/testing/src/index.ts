@@ -5,4 +5,5 @@ export { ForwardProxyFixture, type ForwardProxyOptions, type ForwardProxyRequest
 export { GeneratedSite, type ReachableOptions, type ServedPage } from './generated-site.js';
 export type { GeneratedRobots, GeneratedSiteOptions } from './site-graph.js';
 export { buildPdf, type BuildPdfOptions, type PdfTextLine } from './pdf-writer.js';
+export { waitFor, type Truthy, type WaitForOptions } from './wait-for.js';
 export { MapResolver, startServer, type LocalServer, type ResolvedAddress } from './local-server.js';
