@@ -132,9 +132,12 @@ const compose = YAML.parse(composeText, { merge: true }) as Compose;
 const dockerfileText = read('infra/docker/Dockerfile');
 const dockerfile = parseDockerfile(dockerfileText);
 const stageByName = new Map(dockerfile.stages.map((s) => [s.name, s]));
+// Every shared env fragment of packages/config (cache, queue, webhook...) besides the apps' own schemas.
+const configFragments = readdirSync(join(ROOT, 'packages/config/src'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => `packages/config/src/${f}`);
 const configText = [
-  'apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/config/src/cache-env.ts',
-  'packages/blob-store/src/blob-store-env.ts',
+  'apps/api/src/config.ts', 'apps/worker/src/config.ts', ...configFragments, 'packages/blob-store/src/blob-store-env.ts',
 ].map(read).join('\n');
 /** A variable the code reads: a key of one of the zod config schemas. */
 const codeReads = (name: string) => new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);
