@@ -74,6 +74,16 @@ export class JobDispatcher {
     return ended ? 'ended' : 'lost';
   }
 
+  /**
+   * Whether the run holding `token` still owns the job (BullMQ's lock). A run whose lock expired
+   * (its process starved, Redis away longer than the lock) has had its job stalled back to the queue
+   * and handed to another run: it must record no outcome of its own. True without a token.
+   */
+  async holdsLock(queue: string, jobId: string | undefined, token: string | undefined): Promise<boolean> {
+    if (token === undefined || jobId === undefined) return true;
+    return (await this.redis.get(this.keys.bullJobLock(queue, jobId))) === token;
+  }
+
   counts(teamId: string): Promise<{ active: number; waiting: number }> {
     return this.admission.counts(teamId);
   }

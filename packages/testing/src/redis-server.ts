@@ -27,7 +27,20 @@ export class RedisServerFixture {
     return this.proc.restart();
   }
 
+  /**
+   * Freezes the server (SIGSTOP) until {@link resume}: connections stay open and commands get no
+   * answer, as with a server stalled on a busy machine.
+   */
+  pause(): void {
+    if (this.proc.pid !== undefined) process.kill(this.proc.pid, 'SIGSTOP');
+  }
+
+  resume(): void {
+    if (this.proc.pid !== undefined) process.kill(this.proc.pid, 'SIGCONT');
+  }
+
   async stop(): Promise<void> {
+    this.resume();
     await this.proc.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -188,6 +188,8 @@ export class ScrapeProcessor {
       if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
+      // Lost its lock (stalled back to the queue): the run holding the job now records its outcome.
+      if (!(await this.deps.dispatcher.holdsLock(this.queue, bullJob.id, token))) throw err;
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (retryClassOf(te) !== 'never' && attemptsLeft > 0 && job.deadline - this.now() > 1000) {
         log.info({ code: te.code }, 'scrape attempt failed, retrying');
