@@ -11,9 +11,11 @@ import { watchCrawl } from './helpers/crawl-watch.js';
  * (moving the job to its host slot) failed with "Missing lock"/"Lock mismatch", that error was
  * recorded as the page's final failure, and the new run found the page done: the page was lost.
  *
- * Deterministic: the run is held in its page-cache read (the cache Redis is frozen), its lock is
- * deleted as an expiry would, and the cache comes back only once BullMQ has handed the job to a
- * second run.
+ * A page whose job BullMQ fails for stalling too often (every run lost its lock) is run again by the
+ * crawl watchdog as a new job, instead of being recorded as failed.
+ *
+ * Deterministic: runs are held in their page-cache read (the cache Redis is frozen), their locks are
+ * deleted as an expiry would, and the cache comes back only once BullMQ has handed the job on.
  */
 let cluster: TestCluster;
 let cacheRedis: RedisServerFixture;
@@ -26,12 +28,18 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Page</title></head><body><main><h1>Page</h1><p>Recorded once.</p></main></body></html>');
     })
+    .route('/other', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Other</title></head><body><main><h1>Other</h1><p>Recorded once.</p></main></body></html>');
+    })
     .start();
   cluster = await TestCluster.start({
     CACHE_REDIS_URL: cacheRedis.url,
     TRAWL_JOB_LOCK_MS: '1000',
-    TRAWL_WORKER_CONCURRENCY: '4',
+    TRAWL_WORKER_CONCURRENCY: '6',
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '2',
+    TRAWL_CRAWL_WATCH_INTERVAL_MS: '200',
+    TRAWL_CRAWL_STALE_AFTER_MS: '100',
   });
 }, 60_000);
 
@@ -86,5 +94,40 @@ describe('a page job that loses its lock mid-run', () => {
     const status = await cluster.call('GET', `/v2/batch/scrape/${id}`);
     expect(status.body.data).toHaveLength(1);
     expect(status.body.data[0].metadata.sourceURL).toBe(origin.url('/page'));
+  }, 90_000);
+
+  it('is run again as a new job when BullMQ fails it for stalling too often, and recorded once', async () => {
+    const bull = '{trawl}:bull:scrape';
+    const keys = new RedisKeys('trawl');
+    cacheRedis.pause();
+    const start = await cluster.call('POST', '/v2/batch/scrape', { body: { urls: [origin.url('/other')], maxAge: 60_000 } });
+    expect(start.status).toBe(200);
+    const id = start.body.id as string;
+    const done = watchCrawl(cluster, id, { kind: 'batch', timeoutMs: 60_000 });
+    const [jobId] = await until('page job active', () => cluster.redis.zrange(keys.crawl(id)[4]!, 0, -1), (a) => a.length === 1);
+
+    // Three runs in a row lose their lock: the third stall is past BullMQ's limit (2), which fails the job.
+    let previous: string | null = null;
+    for (let stall = 1; stall <= 3; stall++) {
+      const lock = await until(`run ${stall} holding the job`, () => cluster.redis.get(`${bull}:${jobId}:lock`), (l) => l !== null && l !== previous);
+      await cluster.redis.del(`${bull}:${jobId}:lock`);
+      previous = lock;
+      await until(`stall ${stall}`, () => cluster.redis.hget(`${bull}:${jobId}`, 'stc'), (n) => n === String(stall));
+    }
+    await until('job failed by BullMQ', () => cluster.redis.hget(`${bull}:${jobId}`, 'failedReason'), (r) => r !== null);
+    // The watchdog acts on the page: records it failed (the bug) or submits it again (a new job).
+    await until('watchdog recovered the page', async () => ({
+      inflight: await cluster.redis.zscore(keys.crawl(id)[4]!, jobId!),
+      failedReason: await cluster.redis.hget(`${bull}:${jobId}`, 'failedReason'),
+    }), (s) => s.inflight === null || s.failedReason === null);
+
+    // The three runs that lost the job go on to the host's rate (a BullMQ call that needs the lock).
+    await cluster.redis.set(keys.hostRate(new URL(origin.url('/other')).host), String(Date.now() + 1000), 'PX', 60_000);
+    cacheRedis.resume();
+
+    const log = await done;
+    const errors = await cluster.call('GET', `/v2/batch/scrape/${id}/errors`);
+    expect(errors.body.errors).toEqual([]);
+    expect(log.final).toMatchObject({ status: 'completed', total: 1, completed: 1 });
   }, 90_000);
 });

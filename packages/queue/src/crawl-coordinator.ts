@@ -22,6 +22,9 @@ export interface CrawlCoordinatorOptions {
   onEnded?: (crawl: CrawlRecord) => Promise<void>;
 }
 
+/** How many times the watchdog runs a page again whose job BullMQ failed for stalling too often. */
+const STALL_RECOVERIES = 2;
+
 /** A page the watchdog recovered: submitted again (its job was lost) or recorded as failed (its job ended). */
 export interface RecoveredPage {
   crawlId: string;
@@ -170,6 +173,13 @@ export class CrawlCoordinator {
         if (live === 'live') continue;
         if (live === 'lost') {
           recovered.push({ crawlId, jobId: page.jobId, action: 'resubmitted' });
+          await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
+        } else if (await this.dispatcher.stalledOut(page.jobId) && (await this.store.countRecovery(crawlId, page.jobId)) <= STALL_RECOVERIES) {
+          // BullMQ gave up on the job after its runs died or starved past their locks (faults around
+          // the page, not the page's own error): the page runs again as a new job, a bounded number
+          // of times, so a page that itself kills its workers still ends (as failed).
+          recovered.push({ crawlId, jobId: page.jobId, action: 'resubmitted' });
+          await this.dispatcher.forget(page.jobId);
           await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
         } else {
           recovered.push({ crawlId, jobId: page.jobId, action: 'failed' });

@@ -270,6 +270,11 @@ export class CrawlStore {
     await this.redis.zadd(this.keys.teamCrawls(crawl.teamId), crawl.createdAt, crawl.id);
   }
 
+  /** Counts one more recovery of an in-flight page by the watchdog; returns how many it has had. */
+  async countRecovery(crawlId: string, jobId: string): Promise<number> {
+    return this.redis.hincrby(this.keys.crawl(crawlId)[3]!, `r:${jobId}`, 1);
+  }
+
   async isInflight(crawlId: string, jobId: string): Promise<boolean> {
     return (await this.redis.zscore(this.keys.crawl(crawlId)[4]!, jobId)) !== null;
   }

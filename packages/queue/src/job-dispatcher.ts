@@ -5,6 +5,11 @@ import type { QueueSet } from './queue-set.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
 
+/** The queues a scrape job (and a crawl page) can be in. */
+const SCRAPE_QUEUES = ['scrape', 'browser', 'documents'] as const;
+/** BullMQ's reason for a job failed by its stalled-job check. */
+const STALLED_OUT_REASON = 'job stalled more than allowable limit';
+
 /** What one reconciliation pass found and repaired. */
 export interface ReconcileReport {
   checked: number;
@@ -66,7 +71,7 @@ export class JobDispatcher {
   async liveState(teamId: string, jobId: string): Promise<'live' | 'ended' | 'lost'> {
     if (await this.admission.spec(teamId, jobId)) return 'live';
     let ended = false;
-    for (const queue of ['scrape', 'browser', 'documents']) {
+    for (const queue of SCRAPE_QUEUES) {
       const state = await this.queues.get(queue).getJobState(jobId);
       if (state === 'completed' || state === 'failed') ended = true;
       else if (state !== 'unknown') return 'live';
@@ -82,6 +87,23 @@ export class JobDispatcher {
   async holdsLock(queue: string, jobId: string | undefined, token: string | undefined): Promise<boolean> {
     if (token === undefined || jobId === undefined) return true;
     return (await this.redis.get(this.keys.bullJobLock(queue, jobId))) === token;
+  }
+
+  /**
+   * Whether BullMQ failed the job for stalling too often (`maxStalledCount`: its runs died or starved
+   * past their locks each time), as opposed to a failure its own run recorded.
+   */
+  async stalledOut(jobId: string): Promise<boolean> {
+    for (const queue of SCRAPE_QUEUES) {
+      const job = await this.queues.get(queue).getJob(jobId);
+      if (job?.failedReason === STALLED_OUT_REASON) return true;
+    }
+    return false;
+  }
+
+  /** Forgets a finished job in every scrape queue, so that its id can be submitted again. */
+  async forget(jobId: string): Promise<void> {
+    for (const queue of SCRAPE_QUEUES) await this.queues.get(queue).remove(jobId);
   }
 
   counts(teamId: string): Promise<{ active: number; waiting: number }> {
