@@ -27,6 +27,15 @@ export class RedisServerFixture {
     return this.proc.restart();
   }
 
+  /** Stops the server and keeps its folder: {@link up} starts it again on the same port (AOF replays). */
+  async down(): Promise<void> {
+    await this.proc.stop();
+  }
+
+  async up(): Promise<void> {
+    await this.proc.start();
+  }
+
   /**
    * Freezes the server (SIGSTOP) until {@link resume}: connections stay open and commands get no
    * answer, as with a server stalled on a busy machine.
