@@ -6,7 +6,9 @@ import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-p
 
 /**
  * Faults during real work: a 1,000-page crawl and a stream of sync scrapes run while worker processes
- * are SIGKILLed five times and Redis restarts once (AOF). Bounded: loopback only, about a minute.
+ * are SIGKILLed five times, frozen twice (SIGSTOP past their job locks, then SIGCONT: a process
+ * starved on a busy machine), and Redis restarts once (AOF). Bounded: loopback only, about a minute.
+ * `npm run chaos -- --runs N --stress` runs it N times on a machine kept busy.
  */
 const PAGES = 1000;
 const SYNC_TIMEOUT_MS = 5000;
@@ -17,6 +19,8 @@ let cluster: TestCluster;
 let site: GeneratedSite;
 let origin: FixtureSite;
 const workers: WorkerProcess[] = [];
+/** Every worker process started (killed ones too): their logs explain a lost page. */
+const everyWorker: WorkerProcess[] = [];
 /** Stops the sync stream if the test ends early. */
 let stopSync: (() => Promise<void>) | undefined;
 
@@ -38,8 +42,72 @@ beforeAll(async () => {
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '30',
     TRAWL_WORKER_CONCURRENCY: '6',
   }, { worker: false });
-  for (let i = 0; i < 2; i++) workers.push(await spawnWorkerProcess(cluster.env));
+  for (let i = 0; i < 2; i++) workers.push(await spawnWorker());
 }, 60_000);
+
+async function spawnWorker(): Promise<WorkerProcess> {
+  const w = await spawnWorkerProcess(cluster.env, process.env.CHAOS_DEBUG ? { logLevel: 'debug' } : {});
+  everyWorker.push(w);
+  return w;
+}
+
+/**
+ * What happened to the pages missing from a crawl's documents or listed twice: their errors, their
+ * BullMQ jobs and every worker log line naming them (stderr, for the chaos runner's log).
+ */
+async function explain(crawlId: string, key: string, paths: string[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const p of paths) counts.set(p, (counts.get(p) ?? 0) + 1);
+  const wrong = [...site.reachable()].filter((p) => counts.get(p) !== 1);
+  if (wrong.length === 0) return;
+  const errors = (await cluster.call('GET', `/v2/crawl/${crawlId}/errors`, { key })).body;
+  const out: string[] = [`chaos-explain: pages not recorded exactly once: ${JSON.stringify(wrong.map((p) => [p, counts.get(p) ?? 0]))}`];
+  out.push(`chaos-explain: crawl errors ${JSON.stringify(errors).slice(0, 2000)}`);
+  const bullKeys = await cluster.redis.keys('{trawl}:bull:*');
+  for (const path of wrong) {
+    const url = site.url(path);
+    for (const k of bullKeys.filter((k) => /:[0-9a-f-]{36}$/.test(k))) {
+      const type = await cluster.redis.type(k);
+      if (type !== 'hash') continue;
+      const h = await cluster.redis.hgetall(k);
+      if (!h.data?.includes(`"url":"${url}"`)) continue;
+      const { data: _d, returnvalue, ...rest } = h;
+      out.push(`chaos-explain: ${path} bull job ${k} ${JSON.stringify({ ...rest, returnvalue })}`);
+      const jobId = k.slice(k.lastIndexOf(':') + 1);
+      for (const [i, w] of everyWorker.entries()) {
+        for (const line of w.output().split('\n')) {
+          if (line.includes(jobId) || line.includes(`"url":"${url}"`)) out.push(`chaos-explain: worker ${i} (pid ${w.child.pid}): ${line}`);
+        }
+      }
+    }
+  }
+  process.stderr.write(out.join('\n') + '\n');
+}
+
+/** One line of worker warnings and errors by message, and one of page jobs by stall and attempt counts. */
+async function summarize(): Promise<void> {
+  const events: Record<string, number> = {};
+  for (const w of everyWorker) {
+    for (const line of w.output().split('\n')) {
+      const m = /"level":(?:[4-9]\d|"warn"|"error"|"fatal").*"msg":"([^"]+)"/.exec(line) ?? /"msg":"(crawl page no longer in flight, not run|scrape attempt failed, retrying|scrape failed)"/.exec(line);
+      if (!m) continue;
+      const action = /"action":"(\w+)"/.exec(line)?.[1];
+      const err = /"err":\{[^}]*?"message":"([^"]{0,80})/.exec(line)?.[1]?.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>');
+      const name = `${m[1]}${action ? ` (${action})` : ''}${err ? ` [${err}]` : ''}`;
+      events[name] = (events[name] ?? 0) + 1;
+    }
+  }
+  process.stderr.write(`chaos: worker events ${JSON.stringify(events)}\n`);
+  // How close page jobs came to BullMQ's limits: stalls (`stc`) and failed attempts (`atm`).
+  const jobs: Record<string, number> = {};
+  for (const k of await cluster.redis.keys('{trawl}:bull:scrape:*')) {
+    if (!/:[0-9a-f-]{36}$/.test(k) || (await cluster.redis.type(k)) !== 'hash') continue;
+    const [stc, atm, failed] = await cluster.redis.hmget(k, 'stc', 'atm', 'failedReason');
+    const name = `stc${stc ?? 0}/atm${atm ?? 0}${failed ? `/${failed.slice(0, 40)}` : ''}`;
+    jobs[name] = (jobs[name] ?? 0) + 1;
+  }
+  process.stderr.write(`chaos: page jobs ${JSON.stringify(jobs)}\n`);
+}
 
 afterAll(async () => {
   await stopSync?.();
@@ -83,7 +151,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => bo
 }
 
 describe('chaos', () => {
-  it('a 1,000-page crawl and sync scrapes survive 5 worker SIGKILLs and a Redis restart: every page once, no sync past its timeout, slots back to 0', async () => {
+  it('a 1,000-page crawl and sync scrapes survive 5 worker SIGKILLs, 2 worker freezes and a Redis restart: every page once, no sync past its timeout, slots back to 0', async () => {
     const crawlTeam = await cluster.team({ concurrency: 8, ratePerMinute: 100_000 });
     const syncTeam = await cluster.team({ concurrency: 2, ratePerMinute: 100_000 });
     const expected = site.reachable();
@@ -106,10 +174,11 @@ describe('chaos', () => {
       }
     };
 
-    // Faults at fixed points of progress: five worker kills (each replaced) and one Redis restart.
-    const faults: Array<{ at: number; fault: 'kill' | 'redis' }> = [
-      { at: 80, fault: 'kill' }, { at: 220, fault: 'kill' }, { at: 380, fault: 'redis' },
-      { at: 480, fault: 'kill' }, { at: 640, fault: 'kill' }, { at: 800, fault: 'kill' },
+    // Faults at fixed points of progress: five worker kills (each replaced), two worker freezes (a
+    // starved process outliving its job locks) and one Redis restart.
+    const faults: Array<{ at: number; fault: 'kill' | 'redis' | 'pause' }> = [
+      { at: 80, fault: 'kill' }, { at: 150, fault: 'pause' }, { at: 220, fault: 'kill' }, { at: 380, fault: 'redis' },
+      { at: 480, fault: 'kill' }, { at: 560, fault: 'pause' }, { at: 640, fault: 'kill' }, { at: 800, fault: 'kill' },
     ];
     const log: string[] = [];
     for (const [i, f] of faults.entries()) {
@@ -118,14 +187,24 @@ describe('chaos', () => {
       if (f.fault === 'kill') {
         const victim = workers.splice(i % workers.length, 1)[0]!;
         await kill(victim.child, 'SIGKILL');
-        workers.push(await spawnWorkerProcess(cluster.env));
+        workers.push(await spawnWorker());
+      } else if (f.fault === 'pause') {
+        // A process starved (a busy machine): frozen past its job locks, its jobs are stalled and
+        // handed to the other worker, then it runs on from where it stopped.
+        const victim = workers[i % workers.length]!;
+        const stalled = async () => workers.filter((w) => w !== victim).reduce((n, w) => n + w.output().split('"msg":"job stalled"').length - 1, 0);
+        const before = await stalled();
+        victim.child.kill('SIGSTOP');
+        // Until another worker has taken one of its jobs over (none stalls when it held none).
+        await waitFor('a job of the frozen worker stalled', stalled, (n) => n > before, 8_000).catch(() => undefined);
+        victim.child.kill('SIGCONT');
       } else {
         await cluster.redisServer.restart();
       }
       log.push(`${f.fault}@${s.completed}`);
       if (process.env.CHAOS_DEBUG) process.stderr.write(`chaos: ${log.at(-1)}\n`);
     }
-    expect(log).toHaveLength(6);
+    expect(log).toHaveLength(faults.length);
 
     const final = await waitFor('crawl completion', completed, (v) => v.status !== 'scraping', 120_000);
     await sync.stop();
@@ -134,6 +213,10 @@ describe('chaos', () => {
     // Every page exactly once: no page missing, none twice, none failed, each billed once.
     const { status, docs } = await allDocuments(cluster, id, 'crawl', crawlTeam.key);
     const paths = docs.map(pathOf);
+    if (process.env.CHAOS_DEBUG) {
+      await explain(id, crawlTeam.key, paths);
+      await summarize();
+    }
     expect(new Set(paths).size).toBe(paths.length);
     expect([...paths].sort()).toEqual([...expected].sort());
     expect(status).toMatchObject({ status: 'completed', total: expected.length, completed: expected.length, creditsUsed: expected.length });

@@ -13,11 +13,11 @@ export interface WorkerProcess {
 
 /**
  * A worker as a real OS process running the built code (so it can be signalled and killed);
- * `nodeArgs` go before the script (e.g. `--import` of a preload).
+ * `nodeArgs` go before the script (e.g. `--import` of a preload); `logLevel` default `info`.
  */
-export async function spawnWorkerProcess(env: Record<string, string>, opts: { nodeArgs?: string[] } = {}): Promise<WorkerProcess> {
+export async function spawnWorkerProcess(env: Record<string, string>, opts: { nodeArgs?: string[]; logLevel?: string } = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'apps/worker/dist/main.js')], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info', TRAWL_WORKER_PORT: '0' },
+    env: { ...process.env, ...env, LOG_LEVEL: opts.logLevel ?? 'info', TRAWL_WORKER_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

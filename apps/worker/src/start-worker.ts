@@ -145,6 +145,9 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       maxStalledCount: 2,
     });
     worker.on('error', throttledErrorLog(logger, 'bullmq worker error', { fields: { queue } }));
+    // A stalled job (its worker died or missed its lock renewals) goes back to wait, or fails after
+    // `maxStalledCount` stalls: the ids say which page a crash touched.
+    worker.on('stalled', (jobId, previous) => logger.warn({ jobId, queue, previous }, 'job stalled'));
     countStalled(worker, queue, metrics);
     workers.push(worker);
   };
@@ -196,7 +199,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   // Crawl watchdog: lost pages and seedings are recovered, so no crawl stays `scraping` forever.
   const watchdog = setInterval(() => {
     void coordinator.watch({ intervalMs: config.TRAWL_CRAWL_WATCH_INTERVAL_MS }).then(
-      (n) => { if (n > 0) logger.warn({ recovered: n }, 'crawl pages recovered'); },
+      (pages) => { for (const page of pages) logger.warn(page, 'crawl page recovered'); },
       (err: unknown) => logger.warn({ err }, 'crawl watchdog failed'),
     );
   }, config.TRAWL_CRAWL_WATCH_INTERVAL_MS);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import { defineScript } from './redis-script.js';
 import type { RedisKeys } from './redis-keys.js';
 
 const compress = promisify(brotliCompress);
@@ -49,6 +50,11 @@ end
 return base
 `;
 
+const recordScript = defineScript({
+  name: 'trawlChangeRecord', numberOfKeys: 2, lua: RECORD_SCRIPT, buffers: true,
+  decode: (reply) => (Buffer.isBuffer(reply) ? reply : null),
+});
+
 /** Digest of a tag or URL key, for key names. */
 function digest(s: string): string {
   return createHash('sha256').update(s).digest('hex').slice(0, 32);
@@ -68,9 +74,7 @@ export class ChangeStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {
-    redis.defineCommand('trawlChangeRecord', { numberOfKeys: 2, lua: RECORD_SCRIPT });
-  }
+  ) {}
 
   /**
    * Records `current` as the latest version of its URL under `tag` and returns the version it
@@ -79,10 +83,9 @@ export class ChangeStore {
   async record(teamId: string, tag: string, urlKey: string, current: PageSnapshot): Promise<PageSnapshot | null> {
     const encoded = await compress(Buffer.from(JSON.stringify(current), 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
     const urlHash = digest(urlKey);
-    const fn = (this.redis as unknown as { trawlChangeRecordBuffer(...a: Array<string | Buffer>): Promise<Buffer | null> }).trawlChangeRecordBuffer;
-    const previous = await fn.call(
-      this.redis, this.snapshotKey(teamId, tag, urlHash), this.indexKey(teamId, tag, hostOf(current.url)),
-      encoded, current.scrapeId, urlHash, current.url, current.gone ? '1' : '0',
+    const previous = await recordScript.run(
+      this.redis, [this.snapshotKey(teamId, tag, urlHash), this.indexKey(teamId, tag, hostOf(current.url))],
+      [encoded, current.scrapeId, urlHash, current.url, current.gone ? '1' : '0'],
     );
     return previous ? decodeSnapshot(previous) : null;
   }

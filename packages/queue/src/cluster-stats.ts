@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName } from './job-catalog.js';
 import type { RedisKeys } from './redis-keys.js';
+import { defineScript } from './redis-script.js';
 
 /** BullMQ job states as metric label values. */
 export const QUEUE_JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'waiting_children', 'paused', 'failed', 'completed'] as const;
@@ -67,6 +68,12 @@ end
 return { waiting, prioritized, delayed, active, children, paused, failed, completed, due, oldest }
 `;
 
+/** KEYS[1] the queue's `wait` list (routes the call to the queue's slot); ARGV[1] key base, ARGV[2] now ms. */
+const queueStatsScript = defineScript({
+  name: 'trawlQueueStats', numberOfKeys: 1, lua: QUEUE_STATS_LUA,
+  decode: (reply) => (reply as unknown[]).map(Number),
+});
+
 /**
  * Cluster-wide figures read from Redis for the metrics endpoint of every process: BullMQ queue depth
  * by state, what is ready to run and for how long (the autoscaling signals), admission slot totals
@@ -85,17 +92,14 @@ export class ClusterStats {
 
   async queues(): Promise<QueueStats[]> {
     const now = this.now();
-    const pipeline = this.redis.pipeline();
-    for (const queue of QUEUE_NAMES) {
-      // The one declared key routes the script to the queue's slot (all its keys share the hash tag).
+    // Sent together (one round trip); the one declared key routes each call to its queue's slot
+    // (all the queue's keys share the hash tag).
+    const replies = await Promise.all(QUEUE_NAMES.map((queue) => {
       const base = `${this.keys.bullPrefix()}:${queue}:`;
-      pipeline.eval(QUEUE_STATS_LUA, 1, `${base}wait`, base, String(now));
-    }
-    const replies = (await pipeline.exec()) ?? [];
+      return queueStatsScript.run(this.redis, [`${base}wait`], [base, String(now)]);
+    }));
     return QUEUE_NAMES.map((queue, i) => {
-      const [err, raw] = replies[i] ?? [new Error('no reply'), null];
-      if (err) throw err;
-      const v = (raw as number[]).map(Number);
+      const v = replies[i] ?? [];
       const counts = Object.fromEntries(QUEUE_JOB_STATES.map((s, j) => [s, v[j] ?? 0])) as Record<QueueJobState, number>;
       const oldest = v[9] ?? -1;
       return {

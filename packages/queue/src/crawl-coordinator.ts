@@ -22,6 +22,16 @@ export interface CrawlCoordinatorOptions {
   onEnded?: (crawl: CrawlRecord) => Promise<void>;
 }
 
+/** How many times the watchdog runs a page again whose job BullMQ failed for stalling too often. */
+const STALL_RECOVERIES = 2;
+
+/** A page the watchdog recovered: submitted again (its job was lost) or recorded as failed (its job ended). */
+export interface RecoveredPage {
+  crawlId: string;
+  jobId: string;
+  action: 'resubmitted' | 'failed';
+}
+
 /**
  * Turns crawl state into jobs: hands frontier pages to the team's concurrency group as bulk scrape
  * jobs, schedules a delayed `pump` when the crawl's delay holds the next page back (no worker waits),
@@ -134,10 +144,10 @@ export class CrawlCoordinator {
   /**
    * One watchdog pass over running crawls: pages in flight with no live job are submitted again (lost
    * before reaching the queue) or recorded as failed (their job ended without recording), a lost
-   * kickoff is queued again, and every crawl is pumped. Returns how many pages were recovered.
+   * kickoff is queued again, and every crawl is pumped. Returns the pages recovered.
    */
-  async watch(opts: { intervalMs: number }): Promise<number> {
-    let recovered = 0;
+  async watch(opts: { intervalMs: number }): Promise<RecoveredPage[]> {
+    const recovered: RecoveredPage[] = [];
     const now = this.now();
     for (const crawlId of await this.store.dueForWatch(now, opts.intervalMs)) {
       const crawl = await this.store.get(crawlId);
@@ -161,10 +171,18 @@ export class CrawlCoordinator {
         if (now - page.startedAt < this.staleAfterMs) continue;
         const live = await this.dispatcher.liveState(crawl.teamId, page.jobId);
         if (live === 'live') continue;
-        recovered += 1;
         if (live === 'lost') {
+          recovered.push({ crawlId, jobId: page.jobId, action: 'resubmitted' });
+          await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
+        } else if (await this.dispatcher.stalledOut(page.jobId) && (await this.store.countRecovery(crawlId, page.jobId)) <= STALL_RECOVERIES) {
+          // BullMQ gave up on the job after its runs died or starved past their locks (faults around
+          // the page, not the page's own error): the page runs again as a new job, a bounded number
+          // of times, so a page that itself kills its workers still ends (as failed).
+          recovered.push({ crawlId, jobId: page.jobId, action: 'resubmitted' });
+          await this.dispatcher.forget(page.jobId);
           await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
         } else {
+          recovered.push({ crawlId, jobId: page.jobId, action: 'failed' });
           const r = await this.store.pageDone(crawlId, page.jobId, {
             kind: 'error',
             error: { id: page.jobId, timestamp: new Date(now).toISOString(), url: page.url, code: 'SCRAPE_FAILED', error: 'The page job ended without a result (worker crashes)' },

@@ -1,3 +1,5 @@
+import { defineScript } from './redis-script.js';
+
 /*
  * Lua scripts of crawl and batch-scrape state. Every script gets the same eight keys of one crawl,
  * which share the hash tag `{c:<crawlId>}` (atomic on one Redis and on Cluster alike):
@@ -38,7 +40,7 @@ end
  * until found organically, through the items field `h:<key>` -> jobId).
  * Returns {accepted, robotsBlocked}.
  */
-export const ENQUEUE_LUA = `${FINISH}
+const ENQUEUE_LUA = `${FINISH}
 local HIDDEN_BAND = ${HIDDEN_BAND}
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'completed' and ARGV[2] == 'reopen' then
@@ -100,7 +102,7 @@ return {accepted, blocked}
  * Returns {state, waitUntil, jobId1, item1, ...}: state `ok`, `wait` (delay: come back at waitUntil),
  * `busy` (no room), `completed` (this call completed the crawl), or the crawl's status when not scraping.
  */
-export const PUMP_LUA = `${FINISH}
+const PUMP_LUA = `${FINISH}
 local HIDDEN_BAND = ${HIDDEN_BAND}
 local now = tonumber(ARGV[1])
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -170,7 +172,7 @@ return out
  * Nothing is recorded once the crawl is no longer scraping (cancelled), but the slot is freed.
  * Returns {result ('ok'|'dup'|'duplicate-url'|'ignored'), completed (0|1), completedCount}.
  */
-export const PAGE_DONE_LUA = `${FINISH}
+const PAGE_DONE_LUA = `${FINISH}
 local now = tonumber(ARGV[2])
 if redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return {'dup', 0, 0} end
 redis.call('HDEL', KEYS[4], ARGV[1])
@@ -203,7 +205,7 @@ return {result, completed, tonumber(redis.call('HGET', KEYS[1], 'completed') or 
  * ARGV[2] delay between page starts in ms (the crawl's `delay` or robots.txt Crawl-delay), or ''.
  * Returns 1 when this completed the crawl (nothing to scrape).
  */
-export const KICKOFF_DONE_LUA = `${FINISH}
+const KICKOFF_DONE_LUA = `${FINISH}
 if redis.call('HGET', KEYS[1], 'status') ~= 'scraping' then return 0 end
 redis.call('HSET', KEYS[1], 'kickoff', '1')
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'delayMs', ARGV[2]) end
@@ -215,7 +217,7 @@ return maybeComplete(tonumber(ARGV[1]))
  * ARGV[3] (may be ''). ARGV[1] now ms. Returns {previousStatus, inflightJobId...}: the in-flight pages
  * (their jobs are withdrawn or finish unrecorded).
  */
-export const END_LUA = `${FINISH}
+const END_LUA = `${FINISH}
 local status = redis.call('HGET', KEYS[1], 'status')
 if status ~= 'scraping' then return {status or 'missing'} end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[3]) end
@@ -230,10 +232,53 @@ return out
  * KEYS[1] the host's next-free-time key. ARGV[1] now ms, ARGV[2] interval ms. Returns the reserved
  * start time (now, or later when the host is busy).
  */
-export const HOST_SLOT_LUA = `
+const HOST_SLOT_LUA = `
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
 redis.call('SET', KEYS[1], slot + interval, 'PX', math.ceil(slot + interval - now + 60000))
 return slot
 `;
+
+/** The eight keys of one crawl, in the order above (`RedisKeys.crawl`). */
+const CRAWL_KEYS = 8;
+
+export const enqueueScript = defineScript({
+  name: 'trawlCrawlEnqueue', numberOfKeys: CRAWL_KEYS, lua: ENQUEUE_LUA,
+  decode: (reply) => {
+    const [accepted, robotsBlocked] = reply as [number, number];
+    return { accepted: Number(accepted), robotsBlocked: Number(robotsBlocked) };
+  },
+});
+
+/** Raw PUMP reply: state, waitUntil, then (jobId, item JSON) pairs. */
+export const pumpScript = defineScript({
+  name: 'trawlCrawlPump', numberOfKeys: CRAWL_KEYS, lua: PUMP_LUA,
+  decode: (reply) => reply as (string | number)[],
+});
+
+export const pageDoneScript = defineScript({
+  name: 'trawlCrawlPageDone', numberOfKeys: CRAWL_KEYS, lua: PAGE_DONE_LUA,
+  decode: (reply) => {
+    const [result, completed, documents] = reply as [string, number, number];
+    return { result: String(result), completed: Number(completed) === 1, documents: Number(documents) };
+  },
+});
+
+export const kickoffDoneScript = defineScript({
+  name: 'trawlCrawlKickoffDone', numberOfKeys: CRAWL_KEYS, lua: KICKOFF_DONE_LUA,
+  decode: (reply) => Number(reply) === 1,
+});
+
+export const endScript = defineScript({
+  name: 'trawlCrawlEnd', numberOfKeys: CRAWL_KEYS, lua: END_LUA,
+  decode: (reply) => {
+    const raw = (reply as string[]).map(String);
+    return { previous: raw[0] ?? 'missing', inflight: raw.slice(1) };
+  },
+});
+
+export const hostSlotScript = defineScript({
+  name: 'trawlHostSlot', numberOfKeys: 1, lua: HOST_SLOT_LUA,
+  decode: (reply) => Number(reply),
+});

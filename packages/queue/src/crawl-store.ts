@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
-import { END_LUA, ENQUEUE_LUA, KICKOFF_DONE_LUA, PAGE_DONE_LUA, PUMP_LUA } from './crawl-scripts.js';
+import { endScript, enqueueScript, kickoffDoneScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
 
@@ -208,7 +208,7 @@ export class CrawlStore {
       for (const c of candidates.slice(i, i + ENQUEUE_CHUNK)) {
         args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : c.hidden ? 'hidden' : 'ok');
       }
-      const [a, b] = (await this.redis.eval(ENQUEUE_LUA, 8, ...this.keys.crawl(crawlId), ...args)) as [number, number];
+      const { accepted: a, robotsBlocked: b } = await enqueueScript.run(this.redis, this.keys.crawl(crawlId), args);
       accepted += a;
       robotsBlocked += b;
       if (a === 0 && b === 0 && i > 0) break; // limit reached or crawl over: the rest would add nothing
@@ -226,7 +226,7 @@ export class CrawlStore {
 
   /** Takes pages to start now (breadth first) within the crawl's concurrency and delay. */
   async pump(crawlId: string, opts: { maxTake?: number; now?: number } = {}): Promise<PumpResult> {
-    const raw = (await this.redis.eval(PUMP_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), opts.maxTake ?? 100)) as (string | number)[];
+    const raw = await pumpScript.run(this.redis, this.keys.crawl(crawlId), [opts.now ?? Date.now(), opts.maxTake ?? 100]);
     const pages: CrawlPage[] = [];
     for (let i = 2; i + 1 < raw.length; i += 2) {
       const item = String(raw[i + 1]);
@@ -244,14 +244,12 @@ export class CrawlStore {
     else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
     const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
     const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';
-    const raw = (await this.redis.eval(PAGE_DONE_LUA, 8, ...this.keys.crawl(crawlId), jobId, now, outcome.kind, payload, credits, finalKey)) as [string, number, number];
-    return { result: raw[0], completed: raw[1] === 1, documents: raw[2] };
+    return pageDoneScript.run(this.redis, this.keys.crawl(crawlId), [jobId, now, outcome.kind, payload, credits, finalKey]);
   }
 
   /** Seeding is over; `delayMs` replaces the crawl's delay (robots.txt Crawl-delay). True when that completed it. */
   async kickoffDone(crawlId: string, opts: { delayMs?: number; now?: number } = {}): Promise<boolean> {
-    const r = await this.redis.eval(KICKOFF_DONE_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), opts.delayMs !== undefined ? String(opts.delayMs) : '');
-    return r === 1;
+    return kickoffDoneScript.run(this.redis, this.keys.crawl(crawlId), [opts.now ?? Date.now(), opts.delayMs !== undefined ? String(opts.delayMs) : '']);
   }
 
   /**
@@ -259,8 +257,7 @@ export class CrawlStore {
    * this call ended it) and the pages that were in flight.
    */
   async end(crawlId: string, status: 'cancelled' | 'failed', opts: { error?: string; now?: number } = {}): Promise<{ previous: string; inflight: string[] }> {
-    const raw = (await this.redis.eval(END_LUA, 8, ...this.keys.crawl(crawlId), opts.now ?? Date.now(), status, opts.error ?? '')) as string[];
-    return { previous: raw[0] ?? 'missing', inflight: raw.slice(1) };
+    return endScript.run(this.redis, this.keys.crawl(crawlId), [opts.now ?? Date.now(), status, opts.error ?? '']);
   }
 
   /** Keeps the crawl's robots.txt for the workers that filter its pages ('' when it has none). */
@@ -282,6 +279,11 @@ export class CrawlStore {
   async reindex(crawl: Pick<CrawlRecord, 'id' | 'teamId' | 'createdAt'>, now = Date.now()): Promise<void> {
     await this.redis.zadd(this.keys.crawlsRunning(), now, crawl.id);
     await this.redis.zadd(this.keys.teamCrawls(crawl.teamId), crawl.createdAt, crawl.id);
+  }
+
+  /** Counts one more recovery of an in-flight page by the watchdog; returns how many it has had. */
+  async countRecovery(crawlId: string, jobId: string): Promise<number> {
+    return this.redis.hincrby(this.keys.crawl(crawlId)[3]!, `r:${jobId}`, 1);
   }
 
   async isInflight(crawlId: string, jobId: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { HOST_SLOT_LUA } from './crawl-scripts.js';
+import { hostSlotScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /**
@@ -23,6 +23,6 @@ export class HostRateLimiter {
   /** Reserves the next slot of `host`; returns its start time (ms), which may be later than `now`. */
   async reserve(host: string, now = Date.now()): Promise<number> {
     if (this.intervalMs === 0) return now;
-    return Number(await this.redis.eval(HOST_SLOT_LUA, 1, this.keys.hostRate(host.toLowerCase()), now, this.intervalMs));
+    return hostSlotScript.run(this.redis, [this.keys.hostRate(host.toLowerCase())], [now, this.intervalMs]);
   }
 }

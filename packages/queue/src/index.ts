@@ -63,7 +63,7 @@ export {
 export { HostRateLimiter } from './host-rate-limiter.js';
 export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type PageCacheOptions, type PutOutcome } from './page-cache.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
-export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions } from './crawl-coordinator.js';
+export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';
 export { webhookCrawlNotifier } from './crawl-notifier.js';
 export {
   MonitorStore,

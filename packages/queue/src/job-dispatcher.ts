@@ -12,6 +12,8 @@ import { releaseLockScript } from './redis-script.js';
 export type JobSpec<Q extends QueueName = QueueName> = {
   [K in Q]: Omit<DispatchSpec, 'queue' | 'data'> & { queue: K; data: JobPayload<K> };
 }[Q];
+/** BullMQ's reason for a job failed by its stalled-job check. */
+const STALLED_OUT_REASON = 'job stalled more than allowable limit';
 
 /** What one reconciliation pass found and repaired. */
 export interface ReconcileReport {
@@ -80,6 +82,33 @@ export class JobDispatcher {
       else if (state !== 'unknown') return 'live';
     }
     return ended ? 'ended' : 'lost';
+  }
+
+  /**
+   * Whether the run holding `token` still owns the job (BullMQ's lock). A run whose lock expired
+   * (its process starved, Redis away longer than the lock) has had its job stalled back to the queue
+   * and handed to another run: it must record no outcome of its own. True without a token.
+   */
+  async holdsLock(queue: string, jobId: string | undefined, token: string | undefined): Promise<boolean> {
+    if (token === undefined || jobId === undefined) return true;
+    return (await this.redis.get(this.keys.bullJobLock(queue, jobId))) === token;
+  }
+
+  /**
+   * Whether BullMQ failed the job for stalling too often (`maxStalledCount`: its runs died or starved
+   * past their locks each time), as opposed to a failure its own run recorded.
+   */
+  async stalledOut(jobId: string): Promise<boolean> {
+    for (const queue of SCRAPE_QUEUE_NAMES) {
+      const job = await this.queues.get(queue).getJob(jobId);
+      if (job?.failedReason === STALLED_OUT_REASON) return true;
+    }
+    return false;
+  }
+
+  /** Forgets a finished job in every scrape queue, so that its id can be submitted again. */
+  async forget(jobId: string): Promise<void> {
+    for (const queue of SCRAPE_QUEUE_NAMES) await this.queues.get(queue).remove(jobId);
   }
 
   counts(teamId: string): Promise<{ active: number; waiting: number }> {

@@ -1,3 +1,5 @@
+import { defineScript } from './redis-script.js';
+
 /*
  * Lua scripts of monitor state. Every key of one monitor carries the hash tag `{m:<monitorId>}`, so
  * each script is atomic on one Redis and on Cluster alike. A check record is a hash of `status` and
@@ -8,7 +10,7 @@
  * HSET_IF_EXISTS: sets fields of a monitor record that still exists (an update racing a delete must
  * not bring a half record back). KEYS[1] monitor hash; ARGV field, value pairs. Returns 1 or 0.
  */
-export const HSET_IF_EXISTS_LUA = `
+const HSET_IF_EXISTS_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
@@ -21,7 +23,7 @@ return 1
  * ARGV[1] checkId, ARGV[2] new status, ARGV[3] record JSON, ARGV[4] index score (created ms), ARGV[5] allowed statuses.
  * Returns 1 when written, 0 otherwise.
  */
-export const PUT_CHECK_LUA = `
+const PUT_CHECK_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local current = redis.call('HGET', KEYS[3], 'status') or 'none'
 if not string.find(' ' .. ARGV[5] .. ' ', ' ' .. current .. ' ', 1, true) then return 0 end
@@ -40,7 +42,7 @@ return 1
  * Returns {'missing'} (no monitor), {'exists', status} (the check is past `queued`: a retried job),
  * {'overlap', currentId}, or {'started', previousId} (previousId: a stale current check replaced, or '').
  */
-export const START_CHECK_LUA = `
+const START_CHECK_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local status = redis.call('HGET', KEYS[3], 'status')
 if status and status ~= 'queued' then return {'exists', status} end
@@ -67,7 +69,7 @@ return {'started', current}
  * status index (1..5, the order of KEYS[4..8]), page JSON.
  * Returns 1 when this call finished the check, 0 when it was not running (already finished).
  */
-export const FINISH_CHECK_LUA = `
+const FINISH_CHECK_LUA = `
 if redis.call('HGET', KEYS[2], 'status') ~= 'running' then return 0 end
 for i = 3, 8 do redis.call('DEL', KEYS[i]) end
 local n = 0
@@ -85,3 +87,12 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 return 1
 `;
+
+export const hsetIfExistsScript = defineScript({ name: 'trawlMonitorHsetIfExists', numberOfKeys: 1, lua: HSET_IF_EXISTS_LUA, decode: (reply) => Number(reply) === 1 });
+export const putCheckScript = defineScript({ name: 'trawlMonitorPutCheck', numberOfKeys: 3, lua: PUT_CHECK_LUA, decode: (reply) => Number(reply) === 1 });
+/** Raw START_CHECK reply: the outcome, then its one value. */
+export const startCheckScript = defineScript({
+  name: 'trawlMonitorStartCheck', numberOfKeys: 3, lua: START_CHECK_LUA,
+  decode: (reply) => (reply as unknown[]).map(String),
+});
+export const finishCheckScript = defineScript({ name: 'trawlMonitorFinishCheck', numberOfKeys: 8, lua: FINISH_CHECK_LUA, decode: (reply) => Number(reply) === 1 });

@@ -3,7 +3,7 @@ import {
   MONITOR_PAGE_STATUSES, monitorConfigSchema,
   type MonitorCheckStatus, type MonitorConfig, type MonitorPageStatus, type MonitorStatus, type MonitorSummary,
 } from '@trawl/api-schema';
-import { FINISH_CHECK_LUA, HSET_IF_EXISTS_LUA, PUT_CHECK_LUA, START_CHECK_LUA } from './monitor-scripts.js';
+import { finishCheckScript, hsetIfExistsScript, putCheckScript, startCheckScript } from './monitor-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** A monitor as stored. Times are ms since epoch. */
@@ -122,7 +122,7 @@ export class MonitorStore {
     const args: string[] = ['updatedAt', String(change.updatedAt)];
     if (change.config !== undefined) args.push('config', JSON.stringify(change.config));
     if (change.status !== undefined) args.push('status', change.status);
-    return (await this.redis.eval(HSET_IF_EXISTS_LUA, 1, this.keys.monitor(monitorId), ...args)) === 1;
+    return hsetIfExistsScript.run(this.redis, [this.keys.monitor(monitorId)], args);
   }
 
   /** Deletes a monitor with its checks and pages. The record goes first: a running check then finds nothing. */
@@ -144,11 +144,9 @@ export class MonitorStore {
   /** Records a check when its monitor exists and the check is in one of `from` (`none`: not recorded yet). */
   async putCheck(check: MonitorCheckRecord, from: readonly (MonitorCheckStatus | 'none')[]): Promise<boolean> {
     const [hash] = this.keys.monitorCheck(check.monitorId, check.id) as [string];
-    const r = await this.redis.eval(
-      PUT_CHECK_LUA, 3, this.keys.monitor(check.monitorId), this.keys.monitorChecks(check.monitorId), hash,
+    return putCheckScript.run(this.redis, [this.keys.monitor(check.monitorId), this.keys.monitorChecks(check.monitorId), hash], [
       check.id, check.status, JSON.stringify(check), check.createdAt, from.join(' '),
-    );
-    return r === 1;
+    ]);
   }
 
   /**
@@ -157,10 +155,9 @@ export class MonitorStore {
    */
   async startCheck(running: MonitorCheckRecord, skipped: MonitorCheckRecord, staleBefore: number): Promise<StartCheckOutcome> {
     const [hash] = this.keys.monitorCheck(running.monitorId, running.id) as [string];
-    const raw = (await this.redis.eval(
-      START_CHECK_LUA, 3, this.keys.monitor(running.monitorId), this.keys.monitorChecks(running.monitorId), hash,
+    const raw = await startCheckScript.run(this.redis, [this.keys.monitor(running.monitorId), this.keys.monitorChecks(running.monitorId), hash], [
       running.id, running.startedAt ?? Date.now(), JSON.stringify(running), JSON.stringify(skipped), staleBefore, running.createdAt,
-    )) as string[];
+    ]);
     switch (raw[0]) {
       case 'missing':
         return { kind: 'missing' };
@@ -206,8 +203,7 @@ export class MonitorStore {
     const k = this.keys.monitorCheck(check.monitorId, check.id);
     const args: (string | number)[] = [check.id, check.status, JSON.stringify(check), JSON.stringify(check.summary)];
     for (const page of pages) args.push(MONITOR_PAGE_STATUSES.indexOf(page.status) + 1, JSON.stringify(page));
-    const r = await this.redis.eval(FINISH_CHECK_LUA, 8, this.keys.monitor(check.monitorId), ...k.slice(0, 7), ...args);
-    return r === 1;
+    return finishCheckScript.run(this.redis, [this.keys.monitor(check.monitorId), ...k.slice(0, 7)], args);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import { defineScript } from './redis-script.js';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -138,6 +139,13 @@ forget(ARGV[1])
 return 1
 `;
 
+const cachePutScript = defineScript({ name: 'trawlCachePut', numberOfKeys: 4, lua: PUT_SCRIPT, decode: (reply) => Number(reply) });
+const cacheGetScript = defineScript({
+  name: 'trawlCacheGet', numberOfKeys: 4, lua: GET_SCRIPT, buffers: true,
+  decode: (reply) => (Buffer.isBuffer(reply) ? reply : null),
+});
+const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete', numberOfKeys: 4, lua: DELETE_SCRIPT, decode: () => undefined });
+
 /**
  * The page cache: compressed {@link CachedPage}s in Redis, keyed by a hex digest the caller derives
  * from the URL and the options that change what is fetched. The queue Redis must never evict, so the
@@ -159,15 +167,12 @@ export class PageCache {
     private readonly opts: PageCacheOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    redis.defineCommand('trawlCachePut', { numberOfKeys: 4, lua: PUT_SCRIPT });
-    redis.defineCommand('trawlCacheGet', { numberOfKeys: 4, lua: GET_SCRIPT });
-    redis.defineCommand('trawlCacheDelete', { numberOfKeys: 4, lua: DELETE_SCRIPT });
   }
 
   /** The cached page under `key` (a hex digest), or null. */
   async get(key: string): Promise<CachedPage | null> {
     const keys = this.keysOf(key);
-    const value = await this.call('trawlCacheGetBuffer', [...keys.all, key, String(this.now())]) as Buffer | null;
+    const value = await cacheGetScript.run(this.redis, keys.all, [key, String(this.now())]);
     if (!value) return null;
     try {
       return await decode(value);
@@ -184,15 +189,15 @@ export class PageCache {
     if (value.length > this.opts.maxEntryBytes) return 'too-large';
     const keys = this.keysOf(key);
     const budget = this.opts.maxBytes > 0 ? Math.max(1, Math.floor(this.opts.maxBytes / BUCKETS)) : 0;
-    await this.call('trawlCachePut', [
-      ...keys.all, value, key, String(value.length), String(this.now()), String(budget),
+    await cachePutScript.run(this.redis, keys.all, [
+      value, key, String(value.length), String(this.now()), String(budget),
       String(this.opts.ttlSec * 1000), keys.entryPrefix, String(MAX_EVICTIONS_PER_PUT),
     ]);
     return 'stored';
   }
 
   async delete(key: string): Promise<void> {
-    await this.call('trawlCacheDelete', [...this.keysOf(key).all, key]);
+    await cacheDeleteScript.run(this.redis, this.keysOf(key).all, [key]);
   }
 
   /** Bytes stored, summed over the buckets (for metrics and tests). */
@@ -210,12 +215,6 @@ export class PageCache {
   private bucketKeys(bucket: number) {
     const base = `${this.opts.prefix}:cache:{c${bucket.toString(16)}}`;
     return { entryPrefix: `${base}:e:`, lru: `${base}:lru`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
-  }
-
-  private call(command: string, args: Array<string | Buffer>): Promise<unknown> {
-    const fn = (this.redis as unknown as Record<string, (...a: Array<string | Buffer>) => Promise<unknown>>)[command];
-    if (!fn) throw new Error(`PageCache: command ${command} is not defined`);
-    return fn.apply(this.redis, args);
   }
 }
 

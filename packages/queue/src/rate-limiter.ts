@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
+import { defineScript } from './redis-script.js';
 
 /** Result of counting one request against a limit. */
 export interface RateDecision {
@@ -31,6 +32,14 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
 return {1, math.floor(estimate + 1)}
 `;
 
+const slidingWindowScript = defineScript({
+  name: 'trawlRateWindow', numberOfKeys: 2, lua: SLIDING_WINDOW_LUA,
+  decode: (reply) => {
+    const [allowed, count, prev, cur] = (reply as number[]).map(Number);
+    return { allowed: allowed === 1, count: count ?? 0, prev: prev ?? 0, cur: cur ?? 0 };
+  },
+});
+
 /** Per-team request rate limits, shared by every API process through Redis. */
 export class RateLimiter {
   private readonly windowMs = 60_000;
@@ -49,16 +58,11 @@ export class RateLimiter {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     const elapsed = (now % this.windowMs) / this.windowMs;
-    const [allowed, count, prev, cur] = (await this.redis.eval(
-      SLIDING_WINDOW_LUA,
-      2,
-      this.keys.rate(teamId, bucket, window),
-      this.keys.rate(teamId, bucket, window - 1),
-      String(limitPerMinute),
-      String(elapsed),
-      String(this.windowMs),
-    )) as [number, number, number, number];
-    const ok = allowed === 1;
+    const { allowed: ok, count, prev, cur } = await slidingWindowScript.run(
+      this.redis,
+      [this.keys.rate(teamId, bucket, window), this.keys.rate(teamId, bucket, window - 1)],
+      [String(limitPerMinute), String(elapsed), String(this.windowMs)],
+    );
     return {
       allowed: ok,
       limit: limitPerMinute,

@@ -160,4 +160,8 @@ export class RedisKeys {
   bullPrefix(): string {
     return `{${this.prefix}}:bull`;
   }
+  /** BullMQ's lock of a job (owned by BullMQ; read to tell whether a run still holds its job). */
+  bullJobLock(queue: string, jobId: string): string {
+    return `${this.bullPrefix()}:${queue}:${jobId}:lock`;
+  }
 }

@@ -64,7 +64,8 @@ export class ResultWaiter {
   }
 
   private async expire(jobId: string, waiter: Waiter): Promise<void> {
-    const result = await this.store.get(jobId).catch(() => null);
+    // The deadline is now: a Redis that is away (restarting) is not waited for, the caller answers.
+    const result = this.subscriber.status === 'ready' ? await this.store.get(jobId).catch(() => null) : null;
     const set = this.waiters.get(jobId);
     if (!set?.has(waiter)) return;
     set.delete(waiter);

@@ -27,7 +27,29 @@ export class RedisServerFixture {
     return this.proc.restart();
   }
 
+  /** Stops the server and keeps its folder: {@link up} starts it again on the same port (AOF replays). */
+  async down(): Promise<void> {
+    await this.proc.stop();
+  }
+
+  async up(): Promise<void> {
+    await this.proc.start();
+  }
+
+  /**
+   * Freezes the server (SIGSTOP) until {@link resume}: connections stay open and commands get no
+   * answer, as with a server stalled on a busy machine.
+   */
+  pause(): void {
+    if (this.proc.pid !== undefined) process.kill(this.proc.pid, 'SIGSTOP');
+  }
+
+  resume(): void {
+    if (this.proc.pid !== undefined) process.kill(this.proc.pid, 'SIGCONT');
+  }
+
   async stop(): Promise<void> {
+    this.resume();
     await this.proc.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -124,8 +124,9 @@ export class ScrapeService {
       });
     }
     if (!result) {
-      // Normally the worker's own deadline ended it already; one that overran stops now.
-      await this.deps.cancellations.cancel(jobId);
+      // Normally the worker's own deadline ended it already; one that overran stops now. Not waited
+      // for: the answer is due now, even while Redis is away.
+      void this.deps.cancellations.cancel(jobId).catch(() => undefined);
       throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
         details: { timeoutMs: request.timeout },
       });

@@ -97,7 +97,10 @@ export class CrawlPages {
   /** True when the page should run: it is still in flight and its crawl is still scraping. */
   async shouldRun(job: ScrapeJob): Promise<boolean> {
     const crawl = job.crawl!;
-    if (!(await this.deps.store.isInflight(crawl.id, job.jobId))) return false;
+    if (!(await this.deps.store.isInflight(crawl.id, job.jobId))) {
+      this.deps.logger.debug({ jobId: job.jobId, crawlId: crawl.id }, 'crawl page no longer in flight, not run');
+      return false;
+    }
     if ((await this.deps.store.status(crawl.id)) === 'scraping') return true;
     // Ended meanwhile (cancelled): free the page without recording it.
     await this.deps.store.pageDone(crawl.id, job.jobId, { kind: 'drop' });
@@ -142,6 +145,7 @@ export class CrawlPages {
         kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message },
         ...(result.creditsUsed ? { creditsUsed: result.creditsUsed } : {}),
       });
+    log.debug({ result: done.result, completed: done.completed }, 'crawl page recorded');
     if (done.result === 'dup') return { billed: false };
     const outcome = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
     this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome });

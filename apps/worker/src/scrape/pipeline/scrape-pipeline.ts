@@ -179,6 +179,8 @@ export class ScrapePipeline {
       if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
+      // Lost its lock (stalled back to the queue): the run holding the job now records its outcome.
+      if (!(await this.deps.dispatcher.holdsLock(ctx.queue, ctx.bullJob.id, ctx.token))) throw err;
       const retry = retryClassOf(te);
       const timeLeft = ctx.job.deadline - this.now();
       if (retry === 'delay' && timeLeft > 1000 && ctx.token !== undefined) {
