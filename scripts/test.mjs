@@ -8,7 +8,9 @@ const steps = [
   ['imports', 'node scripts/check-imports.mjs'],
   ['typecheck', 'node node_modules/typescript7/bin/tsc -p tsconfig.json --noEmit'],
   ['unit', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit --ci'],
-  ['integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --ci --runInBand'],
+  // --forceExit: a timer some test leaves behind must never keep CI waiting after the last test
+  // (tests/sync-deadline-redis-down leaves a few Timeouts after a Redis down/up; not found yet).
+  ['integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --ci --runInBand --forceExit'],
 ];
 const only = process.argv[2];
 for (const [name, cmd] of steps) {

@@ -122,6 +122,12 @@ export class RedisProcess {
 
   /** Starts the server; resolves once it answers PING. */
   async start(): Promise<this> {
+    // Already running (or starting): a second server on the same port and folder would orphan the first.
+    if (this.launching) {
+      await this.launching;
+      return this;
+    }
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) return this;
     this.stopping = false;
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.opts.dir, 0o700);
