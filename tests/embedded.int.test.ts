@@ -196,9 +196,10 @@ beforeAll(async () => {
   const links = Array.from({ length: 20 }, (_, i) => `<a href="/slow/${i}">page ${i}</a>`).join('');
   site = await new FixtureSite()
     .page('/', `<html><head><title>home</title></head><body>${links}</body></html>`)
-    .route('/slow/0', async (_req, res) => {
+    .route('/slow/0', async (req, res) => {
       siteEvents.emit('slow');
-      await new Promise((r) => setTimeout(r, 3000));
+      // Held until the worker gives up on it (the Ctrl-C under test): the crawl is mid-flight then.
+      await new Promise((r) => req.socket.once('close', r));
       if (!res.writableEnded) res.end('<html><body>slow</body></html>');
     })
     .start();
