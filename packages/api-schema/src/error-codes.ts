@@ -6,6 +6,8 @@ export const ERROR_CODES = {
   BAD_REQUEST: 'The request body, query or path failed validation; `details` lists the issues.',
   BAD_REQUEST_INVALID_JSON: 'The request body is not valid JSON.',
   UNSUPPORTED_OPTION: 'The request uses an option this deployment cannot serve yet; `details.option` names it.',
+  LLM_NOT_CONFIGURED: 'The request uses an LLM feature and no LLM is configured; `details.setting` names the setting to set (TRAWL_LLM_BASE_URL).',
+  LLM_ERROR: 'The configured LLM failed (unreachable, timed out, or answered with an error) for an operation that cannot go on without it.',
   INVALID_JOB_ID: 'A job id in the path is not a UUID.',
   UNAUTHORIZED: 'Missing or invalid API key.',
   FORBIDDEN: 'The key is valid but may not do this (for example an API key on an admin route).',

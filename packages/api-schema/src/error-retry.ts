@@ -20,6 +20,8 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   BAD_REQUEST: 'never',
   BAD_REQUEST_INVALID_JSON: 'never',
   UNSUPPORTED_OPTION: 'never',
+  LLM_NOT_CONFIGURED: 'never',
+  LLM_ERROR: 'backoff',
   INVALID_JOB_ID: 'never',
   UNAUTHORIZED: 'never',
   FORBIDDEN: 'never',

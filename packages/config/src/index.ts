@@ -3,3 +3,4 @@ export { envBoolean, envInt, envOptionalString, envList, envBaseUrl, commonEnv, 
 export { webhookEnv } from './webhook-env.js';
 export { cacheEnv } from './cache-env.js';
 export { queueEnv } from './queue-env.js';
+export { llmEnv, llmSettingsOf, LLM_MODEL_FEATURES, LLM_SETTING, type LlmEnvSettings, type LlmModelFeature } from './llm-env.js';
