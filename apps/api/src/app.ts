@@ -47,6 +47,8 @@ export interface AppDeps {
   /** Monitors (records, job schedulers, manual runs, checks). */
   monitors: MonitorService;
   capabilities: ReadonlySet<Capability>;
+  /** An LLM is configured (TRAWL_LLM_*): the LLM features are served; else they answer 400 LLM_NOT_CONFIGURED. */
+  llmConfigured: boolean;
   /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
   blobs: LocalBlobStore | null;
   isShuttingDown: () => boolean;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, queueEnv, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
 import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 
 /**
@@ -9,6 +9,7 @@ import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
  */
 export const apiConfigSchema = z.object({
   ...commonEnv,
+  ...llmEnv,
   ...cacheEnv,
   ...queueEnv,
   ...blobStoreEnv,

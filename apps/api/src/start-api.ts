@@ -1,3 +1,4 @@
+import { llmSettingsOf } from '@trawl/config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
@@ -96,6 +97,7 @@ export async function startApi(
     documentBodies: stack.documentBodies,
     cancellations,
     capabilities,
+    llmConfigured: llmSettingsOf(config) !== undefined,
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBoolean, envInt, envList, envOptionalString, queueEnv, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, envBoolean, envInt, envList, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
 import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
@@ -27,6 +27,7 @@ function envProxyList() {
 
 export const workerConfigSchema = z.object({
   ...commonEnv,
+  ...llmEnv,
   ...blobStoreEnv,
   ...cacheEnv,
   ...queueEnv,

@@ -4,6 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import { CancellationWatcher, HostRateLimiter, PageCache, closeRedisClient, createQueueStack, createRedisClient } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
+import { llmSettingsOf } from '@trawl/config';
+import { ChatCompletionsLlm, type Llm } from '@trawl/llm';
 import { EgressProxy, HttpFetcher, ProxyPools, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
 import type { BrowserEngine } from './scrape/pipeline/context.js';
@@ -84,6 +86,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
   const documents = config.TRAWL_WORKER_ROLES.includes('documents') ? await startDocumentParser(config, logger, opts.htmlMode ?? 'threads') : undefined;
+  const llm = createLlm(config, logger, metrics);
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
   const changeStore = stack.changes;
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
@@ -131,6 +134,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       ...(blobs ? { blobs } : {}), blobUrlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC, metrics,
     }),
     changes: new ChangeTracker(changeStore, metrics),
+    ...(llm ? { llm } : {}),
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
@@ -312,4 +316,20 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
       await egress.close();
     },
   };
+}
+
+/** The configured LLM client with its metrics, or undefined when no LLM is configured. */
+function createLlm(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics): Llm | undefined {
+  const settings = llmSettingsOf(config);
+  if (settings === undefined) return undefined;
+  logger.info({ baseUrl: settings.baseUrl, model: settings.model, contextTokens: settings.contextTokens }, 'LLM configured');
+  return new ChatCompletionsLlm(settings, {
+    logger: logger.child({ component: 'llm' }),
+    observer: (e) => {
+      metrics.llmRequests.inc({ feature: e.feature, outcome: e.outcome });
+      metrics.llmRequestSeconds.observe({ feature: e.feature }, e.seconds);
+      if (e.promptTokens > 0) metrics.llmTokens.inc({ feature: e.feature, kind: 'prompt' }, e.promptTokens);
+      if (e.completionTokens > 0) metrics.llmTokens.inc({ feature: e.feature, kind: 'completion' }, e.completionTokens);
+    },
+  });
 }

@@ -3,6 +3,25 @@ import { Counter, Gauge, Histogram, type Registry } from '@trawl/observability';
 /** Metrics of a worker process; labels are bounded (queue, engine, outcome code). */
 export function createWorkerMetrics(registry: Registry) {
   return {
+    llmRequests: new Counter({
+      name: 'trawl_llm_requests_total',
+      help: 'Chat Completions calls by feature and outcome (ok, invalid, unavailable, timeout, refused, aborted)',
+      labelNames: ['feature', 'outcome'] as const,
+      registers: [registry],
+    }),
+    llmTokens: new Counter({
+      name: 'trawl_llm_tokens_total',
+      help: 'Tokens of Chat Completions calls by feature and kind (prompt, completion)',
+      labelNames: ['feature', 'kind'] as const,
+      registers: [registry],
+    }),
+    llmRequestSeconds: new Histogram({
+      name: 'trawl_llm_request_seconds',
+      help: 'Time of one Chat Completions call by feature',
+      labelNames: ['feature'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
     jobDuration: new Histogram({
       name: 'trawl_job_duration_seconds',
       help: 'Job run time by queue, engine and outcome (success or error code)',

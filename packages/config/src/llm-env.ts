@@ -39,7 +39,7 @@ export const llmEnv = {
   OLLAMA_BASE_URL: envBaseUrl(),
 };
 
-type LlmEnv = { [K in keyof typeof llmEnv]: z.output<(typeof llmEnv)[K]> };
+type LlmEnv = z.output<ReturnType<typeof z.object<typeof llmEnv>>>;
 
 /** The LLM features that can name their own model. */
 export const LLM_MODEL_FEATURES = ['json', 'summary', 'clean', 'answer', 'crawl'] as const;

@@ -1,3 +1,4 @@
+import type { Llm } from '@trawl/llm';
 import type { Job } from 'bullmq';
 import { TrawlError, type Document, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
@@ -68,6 +69,8 @@ export interface ScrapeDeps {
   cache: CacheStep;
   /** The `changeTracking` format. */
   changes: ChangeTracker;
+  /** The configured LLM (TRAWL_LLM_*); undefined when none is: the API refuses LLM formats then. */
+  llm?: Llm;
   /** Document transformers in run order; default `documentTransformers({ changes })`. */
   transformers?: readonly DocumentTransformer[];
   now?: () => number;
