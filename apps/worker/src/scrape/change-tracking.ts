@@ -10,6 +10,8 @@ export interface ChangeTrackingResult {
   visibility: 'visible' | 'hidden';
   previousScrapeAt: string | null;
   diff?: string | null;
+  /** Only in mode json: `{field: {previous, current}}` (with schema/prompt) or an account of the change. */
+  json?: Record<string, unknown> | null;
 }
 
 /** Tag of a `changeTracking` format without one. */
@@ -108,6 +110,17 @@ export class ChangeTracker {
   async track(
     job: ScrapeJob, request: ScrapeRequest, page: { markdown: string; statusCode: number }, opts: { hidden?: boolean } = {},
   ): Promise<ChangeTrackingResult | null | undefined> {
+    const compared = await this.compare(job, request, page, opts);
+    return compared === null || compared === undefined ? compared : compared.result;
+  }
+
+  /**
+   * {@link track}, with the two versions compared (normalized markdown; '' for a gone page or none
+   * before): mode `json` compares them with the LLM.
+   */
+  async compare(
+    job: ScrapeJob, request: ScrapeRequest, page: { markdown: string; statusCode: number }, opts: { hidden?: boolean } = {},
+  ): Promise<{ result: ChangeTrackingResult; previousMarkdown: string | null; markdown: string } | null | undefined> {
     const format = request.formats.find((f) => f.type === 'changeTracking');
     if (format?.type !== 'changeTracking') return undefined;
     const { statusCode } = page;
@@ -128,6 +141,6 @@ export class ChangeTracker {
     if (format.modes?.includes('git-diff')) {
       result.diff = previous && (changeStatus === 'changed' || changeStatus === 'removed') ? markdownDiff(previous.markdown, markdown) : null;
     }
-    return result;
+    return { result, previousMarkdown: previous ? (previous.gone ? '' : previous.markdown) : null, markdown };
   }
 }

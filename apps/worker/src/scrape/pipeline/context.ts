@@ -1,4 +1,4 @@
-import type { Llm } from '@trawl/llm';
+import type { Llm, LlmUsage } from '@trawl/llm';
 import type { Job } from 'bullmq';
 import { TrawlError, type Document, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
@@ -71,7 +71,12 @@ export interface ScrapeDeps {
   changes: ChangeTracker;
   /** The configured LLM (TRAWL_LLM_*); undefined when none is: the API refuses LLM formats then. */
   llm?: Llm;
-  /** Document transformers in run order; default `documentTransformers({ changes })`. */
+  /**
+   * Token usage per team (the LLM tokens of the scrape's formats, prompt + completion), recorded once
+   * the transformers ran; absent: not recorded.
+   */
+  tokens?: { record(teamId: string, tokens: number): Promise<void> };
+  /** Document transformers in run order; default `documentTransformers({ changes, llm })`. */
   transformers?: readonly DocumentTransformer[];
   now?: () => number;
 }
@@ -126,6 +131,8 @@ export interface ScrapeContext {
   handoff?: Handoff;
   /** Whether the crawl of this page follows links (asked once per job). */
   wantsLinks?: boolean;
+  /** LLM tokens the transformers spent on this page. */
+  llmUsage?: LlmUsage;
 }
 
 /** Whether the pipeline has nothing more to do for this job. */

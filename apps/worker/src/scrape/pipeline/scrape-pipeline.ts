@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
+import { addUsage, NO_USAGE } from '@trawl/llm';
 import { JOB_CATALOG, withFormatCredits, type ScrapeJob } from '@trawl/queue';
 import { buildDocument, convertPage } from '../../convert/build-document.js';
 import { BrowserStage } from '../fetch/browser-stage.js';
@@ -16,7 +17,7 @@ import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-ste
  * The scrape job as a pipeline of named, timed steps (`trawl_scrape_step_seconds{step}`):
  *
  *   dedupe -> admit -> cache-lookup -> host-slot -> fetch -> convert -> transform:<name>... ->
- *   cache-store -> finish (or handoff)
+ *   llm-tokens -> cache-store -> finish (or handoff)
  *
  * The fetch stage is the engine of the queue the job is on (HttpStage, BrowserStage, DocumentsStage);
  * a stage may end the run with a hand-off to another queue instead of a page. `finish` (outcome
@@ -38,7 +39,7 @@ export class ScrapePipeline {
     this.stage = queue === 'browser' ? new BrowserStage({ ...deps, now })
       : queue === 'documents' ? new DocumentsStage({ ...deps, now })
         : new HttpStage({ ...deps, now });
-    this.transformers = deps.transformers ?? documentTransformers({ changes: deps.changes });
+    this.transformers = deps.transformers ?? documentTransformers({ changes: deps.changes, ...(deps.llm ? { llm: deps.llm } : {}) });
     this.steps = this.buildSteps();
   }
 
@@ -144,8 +145,17 @@ export class ScrapePipeline {
         run: (ctx) => t.run({
           job: ctx.job, request: ctx.request, source: ctx.source!, converted: ctx.converted ?? {}, log: ctx.log,
           signal: () => ctx.signals.next().signal,
+          usage: (u) => {
+            ctx.llmUsage = addUsage(ctx.llmUsage ?? NO_USAGE, u);
+          },
         }, ctx.document!),
       })),
+      {
+        // The team's token usage: once per page, after every LLM format ran.
+        name: 'llm-tokens',
+        when: (ctx) => d.tokens !== undefined && ctx.llmUsage !== undefined && ctx.llmUsage.promptTokens + ctx.llmUsage.completionTokens > 0,
+        run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
+      },
       {
         name: 'cache-store',
         when: (ctx) => ctx.source?.engine !== 'cache',

@@ -1,5 +1,6 @@
 import type { Document, FormatType, ScrapeRequest } from '@trawl/api-schema';
 import type { HtmlPipelineFormats, HtmlPipelineResult } from '@trawl/html';
+import type { LlmUsage } from '@trawl/llm';
 import type { Logger } from '@trawl/observability';
 import type { ScrapeJob } from '@trawl/queue';
 import type { PageSource } from '../../convert/page-source.js';
@@ -12,11 +13,13 @@ export interface TransformInput {
   job: ScrapeJob;
   request: ScrapeRequest;
   source: PageSource;
-  /** The HTML pipeline's output for this page (every `converts` of the applying transformers). */
+  /** The HTML pipeline's output for this page (every `converts` of the applying transformers); onlyCleanContent replaces its markdown. */
   converted: Partial<HtmlPipelineResult>;
   log: Logger;
   /** The job's signal (deadline, cancellation, shutdown); throws when the job may not go on. */
   signal(): AbortSignal;
+  /** Adds LLM tokens spent for this page (recorded per team once the transformers ran). */
+  usage(usage: LlmUsage): void;
 }
 
 /**

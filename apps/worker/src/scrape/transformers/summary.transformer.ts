@@ -1,0 +1,22 @@
+import { summarize, type Llm } from '@trawl/llm';
+import { appendWarning, LLM_FORMAT_CREDITS, noLlmWarning, runLlmFormat } from './llm-format.js';
+import type { DocumentTransformer } from './transformer.js';
+
+/** The `summary` format: a few sentences on the page from its markdown (map-reduce for long pages). */
+export function summaryTransformer(llm: Llm | undefined): DocumentTransformer {
+  return {
+    name: 'summary',
+    formats: ['summary'],
+    needs: 'llm',
+    converts: { markdown: true },
+    credits: () => LLM_FORMAT_CREDITS,
+    async run(input, document) {
+      // Document.summary is a string: a failed summary is left out (with the warning) rather than null.
+      if (!llm) return noLlmWarning(document, 'summary');
+      const result = await runLlmFormat(input, document, 'summary', (call) => summarize(llm, { ...call, markdown: input.converted.markdown ?? '' }));
+      if (!result) return;
+      if (result.summary !== null) document.summary = result.summary;
+      if (result.warning) appendWarning(document, result.warning);
+    },
+  };
+}
