@@ -53,13 +53,13 @@ export async function cleanContent(
       for (let n = Math.max(a, from + 1); n <= Math.min(b, to); n++) remove.add(n - 1);
     }
   }
-  const title = lines.findIndex((l) => /^#\s+\S/.test(l));
-  if (title >= 0) remove.delete(title);
   const nonBlank = lines.filter((l) => l.trim() !== '').length;
   const removedNonBlank = [...remove].filter((i) => lines[i]!.trim() !== '').length;
   if (nonBlank > 0 && removedNonBlank >= nonBlank) {
     return { markdown: request.markdown, removedLines: 0, usage, warning: `onlyCleanContent: the model marked the whole page as not content; the page is kept as it is` };
   }
+  const title = lines.findIndex((l) => /^#\s+\S/.test(l));
+  if (title >= 0) remove.delete(title);
   const kept: string[] = [];
   let cut = false;
   lines.forEach((line, i) => {
