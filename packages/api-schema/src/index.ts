@@ -71,6 +71,7 @@ export {
   type CapabilityRequirement,
   type CapabilityInput,
 } from './required-capabilities.js';
+export { LLM_FORMAT_CREDITS, LLM_CAPABILITIES, llmFormatCredits, type LlmCreditOptions } from './llm-credits.js';
 export { brandingSchema, type Branding } from './branding.js';
 export { menuSchema, productSchema, type Menu, type Product } from './menu.js';
 export {
