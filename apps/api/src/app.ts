@@ -89,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
     documentBodies: deps.documentBodies,
     cancellations: deps.cancellations,
     capabilities: deps.capabilities,
+    llmConfigured: deps.llmConfigured,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   // Blob URLs carry their own signature instead of an API key.
