@@ -97,6 +97,7 @@ export async function startApi(
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
+    tokens: stack.tokens,
     dispatcher, results, waiter, queues, crawls, monitors,
     documentBodies: stack.documentBodies,
     cancellations,

@@ -88,6 +88,12 @@ export { errorResponseSchema, type ErrorResponse } from './error-response.js';
 export { INVALID_JOB_ID_MESSAGE, jobIdSchema, jobIdParamsSchema } from './job-id.js';
 export {
   creditUsageResponseSchema,
+  UNLIMITED_USAGE,
+  tokenUsageResponseSchema,
+  tokenUsageHistoricalResponseSchema,
+  usageHistoryQuerySchema,
+  type TokenUsageResponse,
+  type TokenUsageHistoricalResponse,
   queueStatusResponseSchema,
   concurrencyCheckResponseSchema,
   type CreditUsageResponse,
