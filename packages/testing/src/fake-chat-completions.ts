@@ -22,7 +22,7 @@ export interface FakeChatRequest {
  * - `ignore-response-format`: prose around the JSON whatever is asked;
  * - `fenced`: "Here is the JSON:\n```json\n...\n```";
  * - `repair`: a conversation without an assistant turn gets `invalidAnswer`, one with an assistant turn gets `respond()`;
- * - `down`: 503 to everything;
+ * - `down`: 503 to everything (chat completion requests are still recorded);
  * - `slow`: waits `delayMs` before answering (the wait ends early when the client goes away).
  */
 export type FakeChatMode = 'json-schema' | 'reject-json-schema' | 'ignore-response-format' | 'fenced' | 'repair' | 'down' | 'slow';
@@ -64,11 +64,13 @@ export async function startFakeChatCompletions(opts: FakeChatOptions): Promise<F
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const raw = await readBody(req);
-    if (mode === 'down') return sendError(res, 503, 'The model server is temporarily unavailable', 'server_error', 'service_unavailable');
+    const down = (): void => sendError(res, 503, 'The model server is temporarily unavailable', 'server_error', 'service_unavailable');
     if (req.method === 'GET' && path === '/v1/models') {
+      if (mode === 'down') return down();
       return sendJson(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      if (mode === 'down') return down();
       return sendError(res, 404, `Unknown path ${req.method ?? ''} ${path}`, 'invalid_request_error', 'not_found');
     }
     let body: Record<string, unknown>;
@@ -77,10 +79,12 @@ export async function startFakeChatCompletions(opts: FakeChatOptions): Promise<F
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('body is not an object');
       body = parsed as Record<string, unknown>;
     } catch {
+      if (mode === 'down') return down();
       return sendError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', 'invalid_json');
     }
     const request = toRequest(body, req.headers.authorization);
     requests.push(request);
+    if (mode === 'down') return down();
     if (!Array.isArray(body.messages) || request.messages.length === 0) {
       return sendError(res, 400, "'messages' is a required property", 'invalid_request_error', 'invalid_value');
     }
