@@ -151,6 +151,18 @@ describe('ChatCompletionsLlm against a local Chat Completions server', () => {
     }
   });
 
+  it('logs one debug line per request with tokens and ms, never the prompt or the completion', async () => {
+    const s = await start({ mode: 'repair', invalidAnswer: 'SECRET-ANSWER not json' });
+    const logs: Array<{ obj: object; msg: string }> = [];
+    const logger = { debug: (obj: object, msg: string) => logs.push({ obj, msg }), warn: (obj: object, msg: string) => logs.push({ obj, msg }) };
+    const llm = new ChatCompletionsLlm({ baseUrl: s.baseUrl, model: 'm', models: {}, contextTokens: 8192, maxOutputTokens: 256, timeoutMs: 60_000, concurrency: 2 }, { logger });
+    await llm.structured({ ...ask, instructions: 'SECRET-INSTRUCTIONS', content: 'SECRET-PAGE', zeroDataRetention: true });
+    const calls = logs.filter((l) => l.msg === 'llm call');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.obj).toEqual({ feature: 'json', model: 'm', mode: 'json_schema', promptTokens: expect.any(Number), completionTokens: expect.any(Number), ms: expect.any(Number) });
+    expect(JSON.stringify(logs)).not.toMatch(/SECRET/);
+  });
+
   it('text(): plain completion, trimmed, no response_format', async () => {
     const s = await start({ respond: () => '  A short summary.\n' });
     const events: LlmCallEvent[] = [];

@@ -131,7 +131,7 @@ export class ChatCompletionsLlm implements Llm {
       };
       let result = check(content);
       if (!result.ok) {
-        this.debugAnswer(op, 'llm answer invalid, repairing', { problem: result.problem });
+        this.debugAnswer(op, 'llm answer invalid, repairing', content);
         const repair: ChatCompletionMessageParam[] = [...messages, { role: 'assistant', content }, { role: 'user', content: repairMessage(result.problem) }];
         const second = await this.complete(op, { messages: repair, ...this.formatOf(mode, request) });
         result = check(second.content);
@@ -262,10 +262,10 @@ export class ChatCompletionsLlm implements Llm {
     });
   }
 
-  /** Debug log of an answer: lengths only, and nothing with zero data retention. */
-  private debugAnswer(op: Operation, msg: string, fields: { problem: string }): void {
-    if (op.zeroDataRetention) this.opts.logger?.debug({ feature: op.feature, model: op.model }, msg);
-    else this.opts.logger?.debug({ feature: op.feature, model: op.model, problem: fields.problem.slice(0, 300) }, msg);
+  /** Debug log of an answer: its length only (nothing of it with zero data retention). */
+  private debugAnswer(op: Operation, msg: string, answer: string): void {
+    const fields = op.zeroDataRetention ? {} : { answerChars: answer.length };
+    this.opts.logger?.debug({ feature: op.feature, model: op.model, ...fields }, msg);
   }
 }
 
