@@ -23,8 +23,9 @@ function shownUrls(request: FakeChatRequest): string[] {
  */
 function sectionModel(request: FakeChatRequest): unknown {
   const paths = shownUrls(request).map((u) => new URL(u).pathname);
-  const text = request.messages.map((m) => m.content).join('\n');
-  const section = /blog/i.test(text) ? 'blog' : 'docs';
+  // The user's words: the data message without the URLs (the instructions' examples name sections too).
+  const words = request.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n').replace(/https?:\/\/\S+/g, '');
+  const section = /blog/i.test(words) ? 'blog' : 'docs';
   const seen = paths.some((p) => p.startsWith(`/${section}/`));
   return seen ? { includePaths: [`^/${section}/`], limit: 10 } : { limit: 10 };
 }

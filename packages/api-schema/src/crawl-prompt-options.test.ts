@@ -46,5 +46,8 @@ describe('crawl prompt schemas', () => {
     expect(crawlParamsPreviewRequestSchema.safeParse({ url, prompt: '  ' }).success).toBe(false);
     expect(crawlParamsPreviewRequestSchema.safeParse({ url: 'not a url', prompt: 'x' }).success).toBe(false);
     expect(crawlParamsPreviewRequestSchema.parse({ url, prompt: ' blog ' })).toEqual({ url, prompt: 'blog' });
+    // The official SDK tags its requests.
+    expect(crawlParamsPreviewRequestSchema.parse({ url, prompt: 'x', origin: 'js-sdk@4.42.0' }).origin).toBe('js-sdk@4.42.0');
+    expect(crawlParamsPreviewRequestSchema.safeParse({ url, prompt: 'x', bogus: 1 }).success).toBe(false);
   });
 });

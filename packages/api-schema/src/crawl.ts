@@ -248,6 +248,7 @@ export const crawlParamsPreviewRequestSchema = z
     url: httpUrlSchema,
     /** Natural-language description of what to crawl. */
     prompt: z.string().trim().min(1).max(10_000),
+    ...clientTagFields,
   })
   .meta({ id: 'CrawlParamsPreviewRequest' });
 
