@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
-  TrawlError, applyPromptOptions, crawlRequestSchema, describeValidationIssues, httpUrlSchema, toValidationIssues,
-  type BatchScrapeRequest, type Capability, type CrawlParamsPreviewRequest, type CrawlPromptOptions, type CrawlRequest, type Document,
+  TrawlError, applyPromptOptions, crawlRequestSchema, describeValidationIssues, httpUrlSchema, llmFormatCredits, toValidationIssues,
+  type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlParamsPreviewRequest, type CrawlPromptOptions, type CrawlRequest, type Document,
 } from '@trawl/api-schema';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
@@ -18,6 +18,8 @@ export interface CrawlServiceDeps {
   capabilities: ReadonlySet<Capability>;
   /** Derives crawl options from a `prompt` (params-preview, and crawls with `prompt`). */
   params: Pick<CrawlParamsService, 'derive'>;
+  /** An LLM is configured: `highlights` are picked by it and cost what the other LLM formats cost. */
+  llmConfigured: boolean;
   /** Webhooks may point at private addresses (`TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS`). */
   webhookAllowPrivate: boolean;
   /** How long a finished crawl's results stay, seconds. */
@@ -68,7 +70,7 @@ export class CrawlService {
   async startCrawl(team: Team, parsed: CrawlRequest, opts: { idempotencyKey?: string; body?: unknown; clientGone?: AbortSignal }): Promise<CrawlStart> {
     assertCapabilities(parsed.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
     if (parsed.webhook) assertWebhookTargetAllowed(parsed.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(parsed.scrapeOptions));
     const prompted = parsed.prompt !== undefined ? await this.applyPrompt(team, parsed, opts) : undefined;
     const request = prompted?.request ?? parsed;
     const id = randomUUID();
@@ -108,6 +110,11 @@ export class CrawlService {
     return { request: result.data, options: derived.options, warnings: [...derived.warnings, ...merged.warnings] };
   }
 
+  /** What the team must be able to pay before a crawl or batch starts: one page with its LLM formats. */
+  private pageCredits(options: CapabilityInput): number {
+    return 1 + llmFormatCredits(options, { llmConfigured: this.deps.llmConfigured });
+  }
+
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
   async startBatch(team: Team, request: BatchScrapeRequest, opts: { idempotencyKey?: string }): Promise<{ id: string; invalidURLs?: string[] }> {
     assertCapabilities(request, this.deps.capabilities);
@@ -125,7 +132,7 @@ export class CrawlService {
       });
     }
     if (valid.length === 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to scrape', { details: { invalidURLs: invalid } });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(request));
     const items = valid.map((url) => ({ key: randomUUID(), url, depth: 0 }));
     const invalidField = request.ignoreInvalidURLs ? { invalidURLs: invalid } : {};
     if (request.appendToId !== undefined) {
