@@ -85,6 +85,9 @@ describe('POST /v2/crawl/params-preview', () => {
     const shown = shownUrls(asked[0]!);
     for (const p of [...BLOG, ...DOCS]) expect(shown).toContain(site.url(p));
     expect(asked[0]!.messages.map((m) => m.content).join('\n')).toContain('Only the blog posts');
+    // The call's tokens count for the team.
+    const usage = await cluster.call('GET', '/v2/team/token-usage/historical', { key: team.key });
+    expect(usage.body.periods[0].tokensUsed).toBeGreaterThan(0);
   });
 
   it('drops an invalid regular expression from the model with a warning', async () => {

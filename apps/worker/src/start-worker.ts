@@ -168,6 +168,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
       mapRunner,
       paramsRunner: new CrawlParamsRunner({ mapRunner, llm, logger }),
+      tokens: stack.tokens,
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
       cancellations, teams,

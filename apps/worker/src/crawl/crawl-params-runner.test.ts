@@ -47,7 +47,7 @@ describe('CrawlParamsRunner', () => {
     const map = new ListedMap(links);
     const llm = new ScriptedLlm(() => ({ value: { includePaths: ['^/blog/'] }, usage }));
     const out = await new CrawlParamsRunner({ mapRunner: map, llm, logger }).run(job, ctx());
-    expect(out).toEqual({ options: { includePaths: ['^/blog/'] }, warnings: [] });
+    expect(out).toEqual({ result: { options: { includePaths: ['^/blog/'] }, warnings: [] }, usage });
     expect(map.requests[0]!.request).toMatchObject({ url: job.url, limit: 100 });
     expect(map.requests[0]!.deadline).toBe(job.mapDeadline);
     expect(llm.requests[0]!.content).toContain('https://site.test/blog/one');
@@ -58,18 +58,18 @@ describe('CrawlParamsRunner', () => {
   it('drops a pattern that is not valid RE2 (lookahead) with a warning; the rest stays', async () => {
     const llm = new ScriptedLlm(() => ({ value: { includePaths: ['^/blog/(?!draft)', '^/blog/'], excludePaths: ['(unclosed'], limit: 20 }, usage }));
     const out = await new CrawlParamsRunner({ mapRunner: new ListedMap(links), llm, logger }).run(job, ctx());
-    expect(out.options).toEqual({ includePaths: ['^/blog/'], limit: 20 });
-    expect(out.warnings).toHaveLength(2);
-    expect(out.warnings[0]).toContain('includePaths[0]');
-    expect(out.warnings[0]).toContain('RE2');
-    expect(out.warnings[1]).toContain('excludePaths[0]');
+    expect(out.result.options).toEqual({ includePaths: ['^/blog/'], limit: 20 });
+    expect(out.result.warnings).toHaveLength(2);
+    expect(out.result.warnings[0]).toContain('includePaths[0]');
+    expect(out.result.warnings[0]).toContain('RE2');
+    expect(out.result.warnings[1]).toContain('excludePaths[0]');
   });
 
   it('a failed map still derives, from the start URL alone', async () => {
     const llm = new ScriptedLlm(() => ({ value: { limit: 3 }, usage }));
     const map = new ListedMap(new TrawlError('SCRAPE_CONNECTION_REFUSED', 'refused'));
     const out = await new CrawlParamsRunner({ mapRunner: map, llm, logger }).run(job, ctx());
-    expect(out.options).toEqual({ limit: 3 });
+    expect(out.result.options).toEqual({ limit: 3 });
     expect(llm.requests[0]!.content).toContain(job.url);
   });
 

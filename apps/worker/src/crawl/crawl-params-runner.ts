@@ -1,7 +1,7 @@
 import {
   MAX_PATH_PATTERNS_PROGRAM_SIZE, TrawlError, checkPathPattern, crawlPromptOptionsSchema, mapRequestSchema, type CrawlPromptOptions,
 } from '@trawl/api-schema';
-import { CrawlPromptError, LlmError, deriveCrawlOptions, type Llm } from '@trawl/llm';
+import { CrawlPromptError, LlmError, deriveCrawlOptions, type Llm, type LlmUsage } from '@trawl/llm';
 import type { Logger } from '@trawl/observability';
 import type { CrawlParamsResult, CrawlQueueJob } from '@trawl/queue';
 import type { MapRunner } from './map-runner.js';
@@ -32,7 +32,7 @@ export class CrawlParamsRunner {
    * @throws TrawlError CRAWL_PROMPT_FAILED (no usable answer), LLM_ERROR (endpoint failed or timed
    * out), LLM_NOT_CONFIGURED; the `cancel`/`shutdown` reason when either fires.
    */
-  async run(job: CrawlParamsJob, ctx: { shutdown: AbortSignal; cancel: AbortSignal }): Promise<CrawlParamsResult> {
+  async run(job: CrawlParamsJob, ctx: { shutdown: AbortSignal; cancel: AbortSignal }): Promise<{ result: CrawlParamsResult; usage: LlmUsage }> {
     const { llm } = this.opts;
     if (!llm) throw new TrawlError('LLM_NOT_CONFIGURED', 'The worker that took this crawl prompt has no LLM configured (TRAWL_LLM_BASE_URL)');
     const sampleUrls = await this.sampleUrls(job, ctx);
@@ -55,7 +55,7 @@ export class CrawlParamsRunner {
     if (!parsed.success) {
       throw new TrawlError('CRAWL_PROMPT_FAILED', 'The derived crawl options are not valid crawl options', { details: { reason: parsed.error.message } });
     }
-    return { options: parsed.data, warnings: [...derived.warnings, ...warnings] };
+    return { result: { options: parsed.data, warnings: [...derived.warnings, ...warnings] }, usage: derived.usage };
   }
 
   /** The site's URLs from a short map; on a failed map only the start URL (the crawl will say why). */

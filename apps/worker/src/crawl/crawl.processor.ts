@@ -3,7 +3,7 @@ import { TrawlError, findFormat, redactUrl, mapRequestSchema } from '@trawl/api-
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  parseJob, type CancellationWatcher, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+  parseJob, type CancellationWatcher, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
@@ -19,6 +19,8 @@ export interface CrawlProcessorDeps {
   mapRunner: MapRunner;
   /** Runs `crawl-params` jobs (map of sample URLs, then the LLM). */
   paramsRunner: Pick<CrawlParamsRunner, 'run'>;
+  /** LLM tokens per team: a crawl prompt's are recorded here. */
+  tokens: Pick<TokenLedger, 'record'>;
   results: ResultStore;
   credits: CreditLedger;
   logger: Logger;
@@ -167,7 +169,9 @@ export class CrawlProcessor {
       if (cancel.signal.aborted) throw cancel.signal.reason;
       if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('LLM_ERROR', 'The crawl prompt could not start before its deadline (the workers are busy)');
       if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this crawl prompt was processed');
-      const result = await this.deps.paramsRunner.run(job, { shutdown: this.deps.shutdown, cancel: cancel.signal });
+      const { result, usage } = await this.deps.paramsRunner.run(job, { shutdown: this.deps.shutdown, cancel: cancel.signal });
+      const tokens = usage.promptTokens + usage.completionTokens;
+      if (tokens > 0) await this.deps.tokens.record(job.teamId, tokens);
       await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: result } }, store);
     } catch (err) {
       if (this.deps.shutdown.aborted) throw err;
