@@ -8,6 +8,7 @@ import { RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@tr
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
+import { CrawlParamsService } from './services/crawl-params.service.js';
 import { CrawlService } from './services/crawl.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
@@ -83,7 +84,11 @@ export async function startApi(
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
   let shuttingDown = false;
-  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, llmConfigured, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  const params = new CrawlParamsService({
+    queues, waiter, results, cancellations, llmConfigured,
+    llmTimeoutMs: config.TRAWL_LLM_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
+  });
+  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, llmConfigured, params, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const monitors = new MonitorService({

@@ -14,7 +14,7 @@ import {
 } from './admin.js';
 import {
   activeCrawlsResponseSchema, batchScrapeRequestSchema, batchStartResponseSchema, cancelResponseSchema, crawlErrorsResponseSchema,
-  crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
+  crawlParamsPreviewRequestSchema, crawlParamsPreviewResponseSchema, crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
 } from './crawl.js';
 import { scrapeResponseSchema } from './document.js';
 import {
@@ -119,6 +119,7 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     okDescription: 'The parsed document.',
   });
   route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
+  route(registry, { method: 'post', path: '/v2/crawl/params-preview', summary: 'The crawl options a natural-language prompt derives (the site is mapped first)', request: body(crawlParamsPreviewRequestSchema), ok: crawlParamsPreviewResponseSchema, okDescription: 'The derived options.' });
   route(registry, { method: 'get', path: '/v2/crawl/active', summary: 'Running crawls of the team', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });
   route(registry, { method: 'post', path: '/v2/batch/scrape', summary: 'Start (or append to) a batch scrape', request: body(batchScrapeRequestSchema), ok: batchStartResponseSchema, okDescription: 'The batch id and its status URL.' });
   for (const [path, what] of [['/v2/crawl', 'crawl'], ['/v2/batch/scrape', 'batch scrape']] as const) {
