@@ -105,6 +105,19 @@ describe('LLM formats through the cluster', () => {
     expect(llm.requests[0]!.responseFormat?.json_schema?.schema).toMatchObject({ properties: productSchema.properties });
   });
 
+  it('counts the tokens of the page\'s LLM calls for the team', async () => {
+    const team = await cluster.team();
+    const r = await cluster.call('POST', '/v2/scrape', { key: team.key, body: { url: site.url('/p/product'), formats: ['summary', { type: 'json', schema: productSchema }] } });
+    expect(r.status).toBe(200);
+    expect(llm.requests).toHaveLength(2);
+    const prompt = llm.requests.reduce((sum, q) => sum + Math.ceil(q.messages.reduce((n, m) => n + m.content.length, 0) / 4), 0);
+    const history = await cluster.call('GET', '/v2/team/token-usage/historical', { key: team.key });
+    const used = history.body.periods[0].tokensUsed as number;
+    // Prompt tokens as the fake counts them, plus a few for the two short answers.
+    expect(used).toBeGreaterThan(prompt);
+    expect(used).toBeLessThan(prompt + 50);
+  });
+
   it('json with a prompt only: an object', async () => {
     const r = await scrape('/p/product', { formats: [{ type: 'json', prompt: 'The product name and its price' }] });
     expect(r.body.data.json).toEqual({ name: 'Widget', price: 12 });

@@ -136,6 +136,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     }),
     changes: new ChangeTracker(changeStore, metrics),
     ...(llm ? { llm } : {}),
+    tokens: stack.tokens,
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];

@@ -1,6 +1,6 @@
 import { compareVersions, type Llm } from '@trawl/llm';
 import type { ChangeTracker } from '../change-tracking.js';
-import { appendWarning, formatOf, LLM_FORMAT_CREDITS, noLlmWarning, runLlmFormat } from './llm-format.js';
+import { appendWarning, formatOf, llmCredits, noLlmWarning, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /**
@@ -15,7 +15,7 @@ export function changeTrackingTransformer(changes: ChangeTracker, llm?: Llm): Do
     formats: ['changeTracking'],
     needs: 'nothing',
     converts: { markdown: true },
-    credits: (request) => (formatOf(request, 'changeTracking')?.modes?.includes('json') ? LLM_FORMAT_CREDITS : 0),
+    credits: (request) => llmCredits(request, llm, 'changeTracking:json'),
     async run(input, document) {
       const { job, request, converted } = input;
       const compared = await changes.compare(job, request, { markdown: converted.markdown ?? '', statusCode: document.metadata.statusCode }, {

@@ -1,5 +1,5 @@
 import { cleanContent, type Llm } from '@trawl/llm';
-import { appendWarning, LLM_FORMAT_CREDITS, MARKDOWN_READERS, runLlmFormat } from './llm-format.js';
+import { appendWarning, llmCredits, MARKDOWN_READERS, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /**
@@ -16,7 +16,7 @@ export function cleanContentTransformer(llm: Llm | undefined): DocumentTransform
     converts: { markdown: true },
     // Worth running only when something reads the markdown.
     applies: (request) => request.onlyCleanContent && request.formats.some((f) => (MARKDOWN_READERS as readonly string[]).includes(f.type)),
-    credits: () => LLM_FORMAT_CREDITS,
+    credits: (request) => llmCredits(request, llm, 'onlyCleanContent'),
     async run(input, document) {
       const markdown = input.converted.markdown ?? '';
       if (markdown.trim() === '') return;

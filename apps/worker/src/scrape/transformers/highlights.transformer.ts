@@ -1,5 +1,5 @@
 import { pickHighlights, type Llm } from '@trawl/llm';
-import { formatOf, LLM_FORMAT_CREDITS, runLlmFormat } from './llm-format.js';
+import { formatOf, llmCredits, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /**
@@ -13,7 +13,7 @@ export function highlightsTransformer(llm: Llm | undefined): DocumentTransformer
     formats: ['highlights'],
     needs: llm ? 'llm' : 'nothing',
     converts: { markdown: true },
-    credits: () => (llm ? LLM_FORMAT_CREDITS : 0),
+    credits: (request) => llmCredits(request, llm, 'highlights'),
     async run(input, document) {
       const format = formatOf(input.request, 'highlights');
       if (!format) return;

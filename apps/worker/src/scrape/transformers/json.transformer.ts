@@ -1,5 +1,5 @@
 import { extractJson, type Llm } from '@trawl/llm';
-import { appendWarning, formatOf, LLM_FORMAT_CREDITS, noLlmWarning, runLlmFormat } from './llm-format.js';
+import { appendWarning, formatOf, llmCredits, noLlmWarning, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /** The `json` format: LLM extraction from the page's markdown (with `schema` and/or `prompt`) into `document.json`. */
@@ -9,7 +9,7 @@ export function jsonTransformer(llm: Llm | undefined): DocumentTransformer {
     formats: ['json'],
     needs: 'llm',
     converts: { markdown: true },
-    credits: () => LLM_FORMAT_CREDITS,
+    credits: (request) => llmCredits(request, llm, 'json'),
     async run(input, document) {
       const format = formatOf(input.request, 'json');
       if (!format) return;

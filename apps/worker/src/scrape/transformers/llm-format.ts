@@ -1,9 +1,14 @@
-import type { Document, ScrapeRequest } from '@trawl/api-schema';
-import { LlmError, type LlmUsage } from '@trawl/llm';
+import { llmFormatCredits, type Capability, type Document, type ScrapeRequest } from '@trawl/api-schema';
+import { LlmError, type Llm, type LlmUsage } from '@trawl/llm';
 import type { TransformInput } from './transformer.js';
 
-/** Credits an LLM format adds to a page (what the hosted service charges for `json`). */
-export const LLM_FORMAT_CREDITS = 4;
+/**
+ * A transformer's share of the LLM credits of a page (4 a format; lexical highlights free): the one
+ * rule in api-schema's `llmFormatCredits`, which the gateway's credit check uses too.
+ */
+export function llmCredits(request: ScrapeRequest, llm: Llm | undefined, capability: Capability): number {
+  return llmFormatCredits(request, { llmConfigured: llm !== undefined, only: [capability] });
+}
 
 /** Formats that read the page's markdown (onlyCleanContent is worth running only for them). */
 export const MARKDOWN_READERS = ['markdown', 'json', 'summary', 'question', 'highlights', 'changeTracking'] as const;

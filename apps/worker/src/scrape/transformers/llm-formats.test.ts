@@ -3,6 +3,7 @@ import { scrapeRequestSchema, TrawlError, type Document } from '@trawl/api-schem
 import { LlmError, type Llm, type LlmUsage, type StructuredRequest, type StructuredResult, type TextResult } from '@trawl/llm';
 import { createLogger } from '@trawl/observability';
 import { scrapeJobSchema } from '@trawl/queue';
+import { changeTrackingTransformer } from './change-tracking.transformer.js';
 import { cleanContentTransformer } from './clean-content.transformer.js';
 import { highlightsTransformer } from './highlights.transformer.js';
 import { jsonTransformer } from './json.transformer.js';
@@ -100,6 +101,10 @@ describe('LLM format transformers', () => {
     const request = scrapeRequestSchema.parse({ url: 'http://a.example/', formats: [{ type: 'highlights', query: 'x' }] });
     expect(highlightsTransformer(undefined).credits(request)).toBe(0);
     expect(highlightsTransformer(new FnLlm(() => ({ indices: [] }))).credits(request)).toBe(4);
-    expect(jsonTransformer(undefined).credits(request)).toBe(4);
+    const json = scrapeRequestSchema.parse({ url: 'http://a.example/', formats: [{ type: 'json', prompt: 'x' }] });
+    expect(jsonTransformer(undefined).credits(json)).toBe(4);
+    const tracking = (modes: string[]) => scrapeRequestSchema.parse({ url: 'http://a.example/', formats: ['markdown', { type: 'changeTracking', modes }] });
+    expect(changeTrackingTransformer(undefined as never).credits(tracking(['git-diff']))).toBe(0);
+    expect(changeTrackingTransformer(undefined as never).credits(tracking(['json']))).toBe(4);
   });
 });

@@ -1,5 +1,5 @@
 import { answerQuestion, type Llm } from '@trawl/llm';
-import { appendWarning, formatOf, LLM_FORMAT_CREDITS, noLlmWarning, runLlmFormat } from './llm-format.js';
+import { appendWarning, formatOf, llmCredits, noLlmWarning, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /**
@@ -13,7 +13,7 @@ export function questionTransformer(llm: Llm | undefined): DocumentTransformer {
     formats: ['question'],
     needs: 'llm',
     converts: { markdown: true },
-    credits: () => LLM_FORMAT_CREDITS,
+    credits: (request) => llmCredits(request, llm, 'question'),
     async run(input, document) {
       const format = formatOf(input.request, 'question');
       if (!format) return;

@@ -1,5 +1,5 @@
 import { summarize, type Llm } from '@trawl/llm';
-import { appendWarning, LLM_FORMAT_CREDITS, noLlmWarning, runLlmFormat } from './llm-format.js';
+import { appendWarning, llmCredits, noLlmWarning, runLlmFormat } from './llm-format.js';
 import type { DocumentTransformer } from './transformer.js';
 
 /** The `summary` format: a few sentences on the page from its markdown (map-reduce for long pages). */
@@ -9,7 +9,7 @@ export function summaryTransformer(llm: Llm | undefined): DocumentTransformer {
     formats: ['summary'],
     needs: 'llm',
     converts: { markdown: true },
-    credits: () => LLM_FORMAT_CREDITS,
+    credits: (request) => llmCredits(request, llm, 'summary'),
     async run(input, document) {
       // Document.summary is a string: a failed summary is left out (with the warning) rather than null.
       if (!llm) return noLlmWarning(document, 'summary');
