@@ -156,8 +156,14 @@ function setAt(value: unknown, keys: ReadonlyArray<string | number>, v: unknown)
   if (keys.length === 0) return v;
   if (value === null || typeof value !== 'object') return value;
   const [head, ...rest] = keys as [string | number, ...Array<string | number>];
-  const copy: Record<string | number, unknown> = Array.isArray(value) ? [...value] as unknown as Record<number, unknown> : { ...value as Record<string, unknown> };
-  if (!(head in copy)) return value;
+  if (Array.isArray(value)) {
+    if (typeof head !== 'number' || head >= value.length) return value;
+    const copy = [...value];
+    copy[head] = setAt(copy[head], rest, v);
+    return copy;
+  }
+  const copy = { ...value as Record<string, unknown> };
+  if (!Object.hasOwn(copy, head)) return value;
   copy[head] = setAt(copy[head], rest, v);
   return copy;
 }
