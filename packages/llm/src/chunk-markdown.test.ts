@@ -30,6 +30,24 @@ describe('chunkMarkdown', () => {
     expect(firstLines).toEqual(['# Top', '## B', '### B.1']);
   });
 
+  it('starts the section after a section too large for a chunk at its heading', () => {
+    const md = `## Big\n\n${paragraph(0, 6)}\n\n${paragraph(10, 1)}\n\n## Small\n\nShort.\n\n## Small too\n\nShort.\n`;
+    const parts = chunkMarkdownParts(md, { maxTokens: estimateTokens(paragraph(0, 6)) + 10, overlapTokens: 0 });
+    expect(parts.map((p) => p.body.split('\n')[0])).toEqual(['## Big', paragraph(10, 1), '## Small']);
+  });
+
+  it('packs the end of a cut paragraph with the paragraphs after it, and blank lines with the text before them', () => {
+    const md = `${paragraph(0, 12)}\n\n\n${paragraph(20, 1)}\n\n${paragraph(30, 1)}\n`;
+    const parts = chunkMarkdownParts(md, { maxTokens: 100, overlapTokens: 0 });
+    expect(parts.map((p) => p.body).join('')).toBe(md);
+    expect(parts.every((p) => p.body.trim() !== '')).toBe(true);
+    const last = parts[parts.length - 1]?.body ?? '';
+    expect(last.endsWith(`${paragraph(30, 1)}\n`)).toBe(true);
+    expect(last.includes(paragraph(20, 1))).toBe(true);
+    // Hard cuts fall after a sentence.
+    for (const p of parts.slice(0, -1)) expect(p.body).toMatch(/\.\s*$/);
+  });
+
   it('keeps a fenced code block and a table whole when they fit', () => {
     const fence = '```js\n' + Array.from({ length: 8 }, (_, i) => `const v${i} = compute(${i});\n\n`).join('') + '```\n';
     const table = '| name | price |\n|---|---|\n' + Array.from({ length: 8 }, (_, i) => `| item ${i} | ${i}.99 |\n`).join('');

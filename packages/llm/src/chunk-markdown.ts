@@ -128,27 +128,42 @@ function isTableStart(line: string, next: string): boolean {
  * for a chunk on its own is split again the same way.
  */
 function splitRange(doc: Doc, start: number, end: number, budget: number): string[] {
-  if (unitsOf(doc, start, end) <= budget) return [doc.lines.slice(start, end).join('')];
-  const cuts = headingCuts(doc, start, end) ?? paragraphCuts(doc, start, end) ?? blockCuts(doc, start, end) ?? lineCuts(start, end);
-  if (cuts === undefined) return hardCuts(doc.lines[start] ?? '', budget);
+  if (unitsOf(doc, start, end) <= budget) return [textOf(doc, start, end)];
+  const sections = headingCuts(doc, start, end);
+  const cuts = sections ?? paragraphCuts(doc, start, end) ?? blockCuts(doc, start, end) ?? lineCuts(doc, start, end);
+  if (cuts === undefined) return hardCuts(textOf(doc, start, end), budget);
   const bodies: string[] = [];
-  let from = start; // the start of the pending (packed, not yet emitted) run of pieces
-  const bounds = [...cuts, end];
+  // The packed, not yet emitted text. Pieces end at line ends, where units add up exactly.
+  let pending = '';
+  let pendingUnits = 0;
   let pieceStart = start;
-  for (const pieceEnd of bounds) {
-    if (unitsOf(doc, from, pieceEnd) > budget) {
-      if (from < pieceStart) bodies.push(doc.lines.slice(from, pieceStart).join(''));
-      if (unitsOf(doc, pieceStart, pieceEnd) > budget) {
-        bodies.push(...splitRange(doc, pieceStart, pieceEnd, budget));
-        from = pieceEnd;
+  for (const pieceEnd of [...cuts, end]) {
+    const units = unitsOf(doc, pieceStart, pieceEnd);
+    if (pendingUnits + units <= budget) {
+      pending += textOf(doc, pieceStart, pieceEnd);
+      pendingUnits += units;
+    } else {
+      if (pending !== '') bodies.push(pending);
+      if (units <= budget) {
+        pending = textOf(doc, pieceStart, pieceEnd);
+        pendingUnits = units;
       } else {
-        from = pieceStart;
+        // Too large alone: split it the same way. Its last part may still take the paragraphs or
+        // lines that follow, but not the next section: that one starts a chunk at its heading.
+        const parts = splitRange(doc, pieceStart, pieceEnd, budget);
+        pending = sections === undefined ? (parts.pop() ?? '') : '';
+        pendingUnits = tokenUnits(pending);
+        bodies.push(...parts);
       }
     }
     pieceStart = pieceEnd;
   }
-  if (from < end) bodies.push(doc.lines.slice(from, end).join(''));
+  if (pending !== '') bodies.push(pending);
   return bodies;
+}
+
+function textOf(doc: Doc, start: number, end: number): string {
+  return doc.lines.slice(start, end).join('');
 }
 
 function unitsOf(doc: Doc, start: number, end: number): number {
@@ -188,18 +203,16 @@ function cutsWhere(doc: Doc, start: number, end: number, cutBefore: (i: number) 
   return cuts.length > 0 ? cuts : undefined;
 }
 
-/** Cuts before every line (inside a block too large for a chunk). */
-function lineCuts(start: number, end: number): number[] | undefined {
-  if (end - start < 2) return undefined;
-  const cuts: number[] = [];
-  for (let i = start + 1; i < end; i++) cuts.push(i);
-  return cuts;
+/** Cuts before every line with text (inside a block too large for a chunk); blank lines stay with the line before. */
+function lineCuts(doc: Doc, start: number, end: number): number[] | undefined {
+  return cutsWhere(doc, start, end, (i) => !BLANK.test(doc.lines[i] ?? ''));
 }
 
 /**
- * One line too large for a chunk, cut at the longest prefix within the budget (at a space when one
- * is in the second half of it), never between the two halves of a surrogate pair; every piece holds
- * at least one character, so an impossible budget still ends.
+ * One line (and the blank lines after it) too large for a chunk, cut at the longest prefix within the
+ * budget: after the last sentence end in its last third, else after its last space in its second
+ * half, else anywhere but between the two halves of a surrogate pair. Every piece holds at least one
+ * character, so an impossible budget still ends.
  */
 function hardCuts(line: string, budget: number): string[] {
   const pieces: string[] = [];
@@ -207,13 +220,23 @@ function hardCuts(line: string, budget: number): string[] {
   const most = maxChars(budget); // any longer text is over the budget
   while (rest !== '' && (rest.length > most || tokenUnits(rest) > budget)) {
     let cut = longestPrefix(rest, budget);
+    const sentence = lastSentenceEnd(rest, cut);
     const space = rest.lastIndexOf(' ', cut - 1);
-    if (space > cut / 2) cut = space + 1;
+    if (sentence > (cut * 2) / 3) cut = sentence;
+    else if (space > cut / 2) cut = space + 1;
     pieces.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }
   if (rest !== '') pieces.push(rest);
   return pieces;
+}
+
+/** The index after the white space that follows the last sentence end before `limit`, or -1. */
+function lastSentenceEnd(text: string, limit: number): number {
+  const from = Math.max(0, Math.floor((limit * 2) / 3) - 2);
+  let found = -1;
+  for (const m of text.slice(from, limit).matchAll(/[.!?。！？]["')\]]*[ \t]+/g)) found = from + m.index + m[0].length;
+  return found <= limit ? found : -1;
 }
 
 /** The length of the longest prefix of `text` within `budget` units (at least one code point). */
@@ -254,7 +277,7 @@ function tailOf(text: string, tokens: number): string {
     units += lineUnits;
     start = lineStart;
   }
-  const tail = text.slice(start);
+  const tail = text.slice(start).replace(/^(?:[ \t]*\r?\n)+/, ''); // no leading blank lines
   if (!BLANK.test(tail)) return tail;
   // Not even the last line with text fits: the end of it (with the blank lines after it).
   const contentEnd = text.trimEnd().length;
@@ -274,8 +297,14 @@ function characterTail(line: string, budget: number): string {
   let start = low;
   const code = line.charCodeAt(start);
   if (code >= 0xdc00 && code <= 0xdfff) start++;
+  // Start at a sentence when one starts in the first half, else at a word.
+  const half = start + (line.length - start) / 2;
+  const sentence = /[.!?。！？]["')\]]*[ \t]+/g;
+  sentence.lastIndex = start;
+  const next = sentence.exec(line);
   const space = line.indexOf(' ', start);
-  if (space >= 0 && space < start + (line.length - start) / 2) start = space + 1;
+  if (next !== null && next.index + next[0].length < half) start = next.index + next[0].length;
+  else if (space >= 0 && space < half) start = space + 1;
   const tail = line.slice(start);
   return BLANK.test(tail) ? '' : tail;
 }

@@ -57,6 +57,14 @@ describe('splitUnits', () => {
     ]);
   });
 
+  it('keeps a footnote link that follows the terminator with its sentence', () => {
+    expect(splitUnits('It was named so.[\\[16\\]](https://x.test/#cite-16) Later it changed.[1][2] End.').map((u) => u.text)).toEqual([
+      'It was named so.[\\[16\\]](https://x.test/#cite-16)',
+      'Later it changed.[1][2]',
+      'End.',
+    ]);
+  });
+
   it('splits CJK sentences on full-width terminators and keeps closing quotes with the sentence', () => {
     expect(splitUnits('今日は晴れです。明日は雨？そうですね！').map((u) => u.text)).toEqual(['今日は晴れです。', '明日は雨？', 'そうですね！']);
     expect(splitUnits('He said "stop." Then he left.').map((u) => u.text)).toEqual(['He said "stop."', 'Then he left.']);

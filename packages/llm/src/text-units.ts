@@ -99,9 +99,12 @@ const ABBREVIATIONS = new Set([
 /** Words after which a period does not end a sentence when a number follows ("No. 5", "p. 12"). */
 const NUMBER_ABBREVIATIONS = new Set(['no', 'nos', 'nr', 'p', 'pp', 'vol', 'vols', 'fig', 'figs', 'ch', 'sec', 'art', 'para']);
 
+/** Spans whose periods never end a sentence: links and images (escaped brackets allowed in the text), code spans, autolinks and tags, footnote marks "[12]". */
+const PROTECTED = /!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\)|`[^`\n]*`|<[^>\n]*>|\\?\[\d{1,3}\\?\]/g;
+
 /** Sentences of a paragraph starting on line `firstLine`, as verbatim substrings. */
 function sentences(text: string, firstLine: number): TextUnit[] {
-  const protectedRanges = [...text.matchAll(/!?\[[^\]\n]*\]\([^)\n]*\)|`[^`\n]*`|<[^>\n]*>/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  const protectedRanges = [...text.matchAll(PROTECTED)].map((m) => [m.index, m.index + m[0].length] as const);
   const isProtected = (i: number): boolean => protectedRanges.some(([a, b]) => i >= a && i < b);
   const out: TextUnit[] = [];
   let start = 0;
@@ -123,6 +126,8 @@ function sentences(text: string, firstLine: number): TextUnit[] {
     let end = i + 1;
     while (text[end] === '.' || text[end] === '!' || text[end] === '?') end++;
     end = closingEnd(text, end);
+    // A footnote mark right after the terminator ("end.[\\[12\\]](#cite-12) Next") belongs to the sentence.
+    for (let range = protectedRanges.find(([a]) => a === end); range !== undefined; range = protectedRanges.find(([a]) => a === end)) end = range[1];
     if (end < text.length && !/\s/.test(text[end] ?? '')) continue;
     const next = /\S/.exec(text.slice(end))?.[0];
     if (c === '.' && end === i + 1 && isAbbreviation(text, i, next)) continue;
