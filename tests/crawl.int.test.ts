@@ -212,9 +212,9 @@ describe('crawl', () => {
     expect(bad.body.error).toContain('includePaths');
     const prompt = await cluster.call('POST', '/v2/crawl', { key: team.key, body: { url: s.url('/'), prompt: 'only blog posts' } });
     expect(prompt.status).toBe(400);
-    expect(prompt.body.code).toBe('UNSUPPORTED_OPTION');
+    expect(prompt.body.code).toBe('LLM_NOT_CONFIGURED');
     const preview = await cluster.call('POST', '/v2/crawl/params-preview', { key: team.key, body: { url: s.url('/'), prompt: 'x' } });
-    expect(preview.body.code).toBe('UNSUPPORTED_OPTION');
+    expect(preview.body.code).toBe('LLM_NOT_CONFIGURED');
     const unknown = await cluster.call('POST', '/v2/crawl', { key: team.key, body: { url: s.url('/'), bogus: 1 } });
     expect(unknown.status).toBe(400);
   });

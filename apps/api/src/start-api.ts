@@ -1,13 +1,14 @@
 import { llmSettingsOf } from '@trawl/config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
+import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
+import { CrawlParamsService } from './services/crawl-params.service.js';
 import { CrawlService } from './services/crawl.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
@@ -72,14 +73,22 @@ export async function startApi(
     }, 10 * 60_000)
     : undefined;
   sweeper?.unref();
+  const llmConfigured = llmSettingsOf(config) !== undefined;
   const capabilities = opts.capabilities ?? new Set<Capability>([
     ...(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []),
+    // The LLM features need a configured LLM (else 400 LLM_NOT_CONFIGURED); highlights rank lexically without one.
+    ...(llmConfigured ? LLM_CAPABILITIES : []),
+    'highlights',
     // Change tracking keeps its versions in the queue Redis: always there. The cache-only modes need the cache.
     'changeTracking',
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
   let shuttingDown = false;
-  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  const params = new CrawlParamsService({
+    queues, waiter, results, cancellations, llmConfigured,
+    llmTimeoutMs: config.TRAWL_LLM_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
+  });
+  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, llmConfigured, params, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const monitors = new MonitorService({
@@ -93,11 +102,12 @@ export async function startApi(
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
+    tokens: stack.tokens,
     dispatcher, results, waiter, queues, crawls, monitors,
     documentBodies: stack.documentBodies,
     cancellations,
     capabilities,
-    llmConfigured: llmSettingsOf(config) !== undefined,
+    llmConfigured,
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });

@@ -11,6 +11,7 @@ import type { WorkerConfig } from './config.js';
 import type { BrowserEngine } from './scrape/pipeline/context.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
+import { CrawlParamsRunner } from './crawl/crawl-params-runner.js';
 import { MapRunner } from './crawl/map-runner.js';
 import { MonitorCheckFinisher } from './monitor/monitor-check-finisher.js';
 import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
@@ -162,9 +163,12 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
+    const mapRunner = new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const crawlProcessor = new CrawlProcessor({
       store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
-      mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
+      mapRunner,
+      paramsRunner: new CrawlParamsRunner({ mapRunner, llm, logger }),
+      tokens: stack.tokens,
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
       cancellations, teams,

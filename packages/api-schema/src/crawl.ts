@@ -3,7 +3,7 @@ import { metadataSchema } from './bounded-json.js';
 import { documentSchema } from './document.js';
 import { requestHeadersSchema } from './request-headers.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
-import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { checkChangeTrackingRetention, checkCleanContentRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { pathPatternListSchema } from './path-pattern.js';
 import { webhookConfigSchema } from './webhook.js';
 
@@ -103,6 +103,7 @@ export function normalizeCrawlFields<T extends CrawlNameFields>(fields: T) {
  */
 export const crawlRequestSchema = crawlRequestObjectSchema
   .superRefine((body, ctx) => {
+    checkCleanContentRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
     checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
     // A crawl reads robots.txt, sitemaps and pages to discover links: it cannot run from the cache alone.
     for (const option of ['lockdown', 'minAge'] as const) {
@@ -139,6 +140,7 @@ export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
   })
   .superRefine((body, ctx) => {
     checkScrapeOptions(body, ctx);
+    checkCleanContentRetention(body, ctx);
     checkChangeTrackingRetention(body, ctx);
   })
   .transform((body) => {
@@ -183,9 +185,93 @@ export const crawlStatusQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
 
-/** `POST /v2/crawl` answer. */
+/**
+ * The crawl options a natural-language `prompt` may derive: the fields of the spec's params-preview
+ * table without `url`, each optional, with the bounds of the crawl request. Also what a worker's
+ * params job answers (checked again at the gateway: it crossed the queue).
+ */
+export const crawlPromptOptionsSchema = z
+  .strictObject({
+    includePaths: pathPatternListSchema.optional(),
+    excludePaths: pathPatternListSchema.optional(),
+    maxDepth: z.number().int().min(0).max(1_000).optional(),
+    maxDiscoveryDepth: z.number().int().min(0).max(1_000).optional(),
+    crawlEntireDomain: z.boolean().optional(),
+    allowExternalLinks: z.boolean().optional(),
+    allowSubdomains: z.boolean().optional(),
+    sitemap: sitemapModeSchema.optional(),
+    ignoreQueryParameters: z.boolean().optional(),
+    deduplicateSimilarURLs: z.boolean().optional(),
+    ignoreRobotsTxt: z.boolean().optional(),
+    robotsUserAgent: z.string().min(1).max(256).optional(),
+    delay: z.number().min(0).max(MAX_CRAWL_DELAY_SEC).optional(),
+    limit: z.number().int().min(1).max(MAX_CRAWL_LIMIT).optional(),
+  })
+  .meta({ id: 'CrawlPromptOptions' });
+
+export type CrawlPromptOptions = z.output<typeof crawlPromptOptionsSchema>;
+
+/** Options with a v1 name for the same thing: a user who set one of a group set the others too. */
+const PROMPT_OPTION_GROUPS: ReadonlyArray<readonly string[]> = [
+  ['maxDiscoveryDepth', 'maxDepth'],
+  ['crawlEntireDomain', 'allowBackwardCrawling'],
+  ['sitemap', 'ignoreSitemap'],
+];
+
+/**
+ * The body of a crawl with `prompt` after the derived options are filled in: only options the user
+ * did not set (a key absent from the raw body, v1 aliases counted) are taken from `derived`; the body
+ * itself is not changed. The result is a new request input, to be validated with
+ * {@link crawlRequestSchema} again. With `regexOnFullURL: true` the derived path patterns would be
+ * matched against whole URLs: they are left out, with a warning.
+ */
+export function applyPromptOptions(body: Readonly<Record<string, unknown>>, derived: CrawlPromptOptions): { input: Record<string, unknown>; warnings: string[] } {
+  const userSet = (key: string) => {
+    const group = PROMPT_OPTION_GROUPS.find((g) => g.includes(key)) ?? [key];
+    return group.some((k) => body[k] !== undefined && body[k] !== null);
+  };
+  const fill: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(derived)) {
+    if (value === undefined || userSet(key)) continue;
+    if ((key === 'includePaths' || key === 'excludePaths') && body.regexOnFullURL === true) {
+      warnings.push(`The derived ${key} were not applied: they match URL paths, and regexOnFullURL is true`);
+      continue;
+    }
+    fill[key] = value;
+  }
+  return { input: { ...body, ...fill }, warnings };
+}
+
+/** `POST /v2/crawl/params-preview` body. */
+export const crawlParamsPreviewRequestSchema = z
+  .strictObject({
+    /** The site the crawl would start from (it is mapped, up to about 100 URLs, so the model sees its real paths). */
+    url: httpUrlSchema,
+    /** Natural-language description of what to crawl. */
+    prompt: z.string().trim().min(1).max(10_000),
+    ...clientTagFields,
+  })
+  .meta({ id: 'CrawlParamsPreviewRequest' });
+
+export type CrawlParamsPreviewRequest = z.output<typeof crawlParamsPreviewRequestSchema>;
+
+/** `POST /v2/crawl/params-preview` answer: the options a crawl with this prompt would get; `warning` names dropped ones. */
+export const crawlParamsPreviewResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    data: crawlPromptOptionsSchema.extend({ url: z.string() }),
+    warning: z.string().optional(),
+  })
+  .meta({ id: 'CrawlParamsPreviewResponse' });
+
+/** `POST /v2/crawl` answer; `promptGeneratedOptions` (and `warning` for dropped ones) when `prompt` was given. */
 export const crawlStartResponseSchema = z
-  .strictObject({ success: z.literal(true), id: z.uuid(), url: z.string() })
+  .strictObject({
+    success: z.literal(true), id: z.uuid(), url: z.string(),
+    promptGeneratedOptions: crawlPromptOptionsSchema.optional(),
+    warning: z.string().optional(),
+  })
   .meta({ id: 'CrawlStartResponse' });
 
 /** `POST /v2/batch/scrape` answer. */

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   BAD_REQUEST_INVALID_JSON: 'The request body is not valid JSON.',
   UNSUPPORTED_OPTION: 'The request uses an option this deployment cannot serve yet; `details.option` names it.',
   LLM_NOT_CONFIGURED: 'The request uses an LLM feature and no LLM is configured; `details.setting` names the setting to set (TRAWL_LLM_BASE_URL).',
+  CRAWL_PROMPT_FAILED: 'A crawl `prompt` (or `/v2/crawl/params-preview`) could not be turned into crawl options: the model gave no usable answer. `error` is "Failed to process natural language prompt..."; rephrase, or set the crawl options explicitly.',
   LLM_ERROR: 'The configured LLM failed (unreachable, timed out, or answered with an error) for an operation that cannot go on without it.',
   INVALID_JOB_ID: 'A job id in the path is not a UUID.',
   UNAUTHORIZED: 'Missing or invalid API key.',

@@ -21,6 +21,7 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   BAD_REQUEST_INVALID_JSON: 'never',
   UNSUPPORTED_OPTION: 'never',
   LLM_NOT_CONFIGURED: 'never',
+  CRAWL_PROMPT_FAILED: 'never',
   LLM_ERROR: 'backoff',
   INVALID_JOB_ID: 'never',
   UNAUTHORIZED: 'never',

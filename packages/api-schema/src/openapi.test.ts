@@ -24,6 +24,7 @@ describe('buildOpenApiDocument', () => {
       '/v2/concurrency-check',
       '/v2/crawl',
       '/v2/crawl/active',
+      '/v2/crawl/params-preview',
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',
       '/v2/map',
@@ -37,6 +38,8 @@ describe('buildOpenApiDocument', () => {
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',
       '/v2/team/queue-status',
+      '/v2/team/token-usage',
+      '/v2/team/token-usage/historical',
     ]);
     expect(Object.keys(doc.paths?.['/admin/teams/{id}'] ?? {}).sort()).toEqual(['get', 'patch']);
     expect(Object.keys(doc.paths?.['/v2/crawl/{id}'] ?? {}).sort()).toEqual(['delete', 'get']);

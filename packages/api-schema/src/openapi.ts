@@ -14,7 +14,7 @@ import {
 } from './admin.js';
 import {
   activeCrawlsResponseSchema, batchScrapeRequestSchema, batchStartResponseSchema, cancelResponseSchema, crawlErrorsResponseSchema,
-  crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
+  crawlParamsPreviewRequestSchema, crawlParamsPreviewResponseSchema, crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
 } from './crawl.js';
 import { scrapeResponseSchema } from './document.js';
 import {
@@ -26,7 +26,10 @@ import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
 import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
-import { concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema } from './team.js';
+import {
+  concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema,
+  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema,
+} from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -116,6 +119,7 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     okDescription: 'The parsed document.',
   });
   route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
+  route(registry, { method: 'post', path: '/v2/crawl/params-preview', summary: 'The crawl options a natural-language prompt derives (the site is mapped first)', request: body(crawlParamsPreviewRequestSchema), ok: crawlParamsPreviewResponseSchema, okDescription: 'The derived options.' });
   route(registry, { method: 'get', path: '/v2/crawl/active', summary: 'Running crawls of the team', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });
   route(registry, { method: 'post', path: '/v2/batch/scrape', summary: 'Start (or append to) a batch scrape', request: body(batchScrapeRequestSchema), ok: batchStartResponseSchema, okDescription: 'The batch id and its status URL.' });
   for (const [path, what] of [['/v2/crawl', 'crawl'], ['/v2/batch/scrape', 'batch scrape']] as const) {
@@ -131,6 +135,21 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     summary: 'Credits left in the billing period',
     ok: creditUsageResponseSchema,
     okDescription: 'Credit usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/token-usage',
+    summary: 'LLM tokens left in the billing period (unlimited here: a large number)',
+    ok: tokenUsageResponseSchema,
+    okDescription: 'Token usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/token-usage/historical',
+    summary: 'LLM tokens used per billing period, newest first',
+    request: { query: usageHistoryQuerySchema },
+    ok: tokenUsageHistoricalResponseSchema,
+    okDescription: 'Token usage per period.',
   });
   route(registry, {
     method: 'get',

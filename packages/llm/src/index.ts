@@ -15,4 +15,4 @@ export { answerQuestion, NOT_IN_PAGE_ANSWER } from './tasks/answer-question.js';
 export { pickHighlights } from './tasks/pick-highlights.js';
 export { cleanContent } from './tasks/clean-content.js';
 export { compareVersions } from './tasks/compare-versions.js';
-export { deriveCrawlOptions, type CrawlPromptOptions } from './tasks/derive-crawl-options.js';
+export { deriveCrawlOptions, CrawlPromptError, type CrawlPromptOptions } from './tasks/derive-crawl-options.js';

@@ -3,6 +3,7 @@ export { closeRedisClient, createRedisClient, redisConnectionFromEnv, type Redis
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
+export { TokenLedger, type UsagePeriod, type DailyTokens } from './token-ledger.js';
 export { CreditLedger, scrapeCredits, remainingCredits, withFormatCredits, type ScrapeUsage } from './credit-ledger.js';
 export {
   Admission,
@@ -20,6 +21,7 @@ export {
   SCRAPE_QUEUE_NAMES,
   scrapeJobSchema,
   crawlQueueJobSchema,
+  crawlParamsResultSchema,
   webhookJobSchema,
   monitorJobSchema,
   admissionInfoSchema,
@@ -30,6 +32,7 @@ export {
   type ScrapeQueueName,
   type ScrapeJob,
   type CrawlQueueJob,
+  type CrawlParamsResult,
   type WebhookJob,
   type MonitorJob,
   type QueuePolicy,

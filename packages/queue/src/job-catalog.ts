@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import {
-  WEBHOOK_EVENT_TYPES, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema,
+  WEBHOOK_EVENT_TYPES, crawlPromptOptionsSchema, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema,
   type MapRequestInput, type ScrapeRequestInput,
 } from '@trawl/api-schema';
 
@@ -89,7 +89,9 @@ export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
 /**
  * Payload of a `crawl` queue job: `kickoff` seeds a crawl (robots.txt, sitemaps, seed URL), `pump`
  * starts the next pages of a crawl whose `delay` made it wait, `map` lists a site's URLs for a
- * waiting `POST /v2/map` caller.
+ * waiting `POST /v2/map` caller, `crawl-params` maps a site briefly and asks the LLM for the crawl
+ * options of a natural-language prompt (`POST /v2/crawl/params-preview`, `POST /v2/crawl` with
+ * `prompt`); its result ({@link crawlParamsResultSchema}) waits in the ResultStore for the gateway.
  */
 export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
   z.object({ v: z.literal(1), kind: z.literal('kickoff'), crawlId: z.uuid(), teamId: z.string().min(1) }),
@@ -104,7 +106,29 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     /** Absolute deadline, ms since epoch. */
     deadline: z.number().int().positive(),
   }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('crawl-params'),
+    jobId: z.uuid(),
+    teamId: z.string().min(1),
+    /** The site to map (validated by the gateway as an http(s) URL; the fetcher guards it again). */
+    url: z.string().min(1).max(8_192),
+    prompt: z.string().min(1).max(10_000),
+    /** When the map of sample URLs stops, ms since epoch (the rest of the budget is the LLM call's). */
+    mapDeadline: z.number().int().positive(),
+    /** Absolute deadline of the whole job, ms since epoch. */
+    deadline: z.number().int().positive(),
+    /** The LLM call logs no prompt and no completion. */
+    zeroDataRetention: z.boolean(),
+  }),
 ]);
+/** What a `crawl-params` job stores as its outcome's `document`. */
+export const crawlParamsResultSchema = z.object({
+  options: crawlPromptOptionsSchema,
+  /** Options and patterns of the model's answer that were dropped, one sentence each. */
+  warnings: z.array(z.string()),
+});
+export type CrawlParamsResult = z.infer<typeof crawlParamsResultSchema>;
 export type CrawlQueueJob = z.infer<typeof crawlQueueJobSchema>;
 /** Payload of a webhook delivery (queue `webhook`); retries of one delivery keep its `webhookId`. */
 export const webhookJobSchema = z.object({

@@ -7,3 +7,6 @@ export type { GeneratedRobots, GeneratedSiteOptions } from './site-graph.js';
 export { buildPdf, type BuildPdfOptions, type PdfTextLine } from './pdf-writer.js';
 export { waitFor, type Truthy, type WaitForOptions } from './wait-for.js';
 export { MapResolver, startServer, type LocalServer, type ResolvedAddress } from './local-server.js';
+export {
+  startFakeChatCompletions, type FakeChatMode, type FakeChatOptions, type FakeChatRequest, type FakeChatServer,
+} from './fake-chat-completions.js';

@@ -1,6 +1,7 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import {
-  TrawlError, batchScrapeRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
+  TrawlError, batchScrapeRequestSchema, crawlParamsPreviewRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
+  toValidationIssues, type CrawlParamsPreviewRequest,
 } from '@trawl/api-schema';
 import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
@@ -55,6 +56,27 @@ function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unkn
   };
 }
 
+/**
+ * The params-preview body. Its 400 says "Invalid request parameters: ..." (the spec's message for this
+ * endpoint, as the hosted service words it), still with code BAD_REQUEST and the issues in `details`.
+ */
+function parsePreviewRequest(body: unknown): CrawlParamsPreviewRequest {
+  const parsed = crawlParamsPreviewRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issues = toValidationIssues(parsed.error);
+  const message = `Invalid request parameters: ${issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join(', ')}`;
+  throw new TrawlError('BAD_REQUEST', message, { details: { issues } });
+}
+
+/** Aborts when the client goes away before its answer was sent. */
+function clientGone(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
 /** Crawl and batch-scrape endpoints (behind API-key auth). */
 export function crawlRoutes(deps: CrawlRoutesDeps): Router {
   const router = Router();
@@ -65,13 +87,18 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
 
   router.post('/v2/crawl', api, body, async (req, res) => {
     const request = parseOrThrow(crawlRequestSchema, req.body);
-    const { id } = await deps.crawls.startCrawl(teamOf(res), request, { idempotencyKey: idem(req) });
-    res.json({ success: true, id, url: `${publicBase(req, deps.publicUrl)}/v2/crawl/${id}` });
-  });
-  router.post('/v2/crawl/params-preview', api, body, () => {
-    throw new TrawlError('UNSUPPORTED_OPTION', 'Crawl parameter preview needs the LLM layer, which is not available on this server yet', {
-      details: { option: 'prompt', capability: 'llm' },
+    // The raw body goes along: with `prompt`, only it tells which options the user set.
+    const out = await deps.crawls.startCrawl(teamOf(res), request, { idempotencyKey: idem(req), body: req.body, clientGone: clientGone(res) });
+    res.json({
+      success: true, id: out.id, url: `${publicBase(req, deps.publicUrl)}/v2/crawl/${out.id}`,
+      ...(out.promptGeneratedOptions ? { promptGeneratedOptions: out.promptGeneratedOptions } : {}),
+      ...(out.warnings ? { warning: out.warnings.join(' ') } : {}),
     });
+  });
+  router.post('/v2/crawl/params-preview', api, body, async (req, res) => {
+    const request = parsePreviewRequest(req.body);
+    const { options, warnings } = await deps.crawls.previewParams(teamOf(res), request, { clientGone: clientGone(res) });
+    res.json({ success: true, data: { url: request.url, ...options }, ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}) });
   });
   router.post('/v2/batch/scrape', api, body, async (req, res) => {
     const request = parseOrThrow(batchScrapeRequestSchema, req.body);

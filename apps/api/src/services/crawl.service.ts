@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  TrawlError, httpUrlSchema,
-  type BatchScrapeRequest, type Capability, type CrawlRequest, type Document,
+  TrawlError, applyPromptOptions, crawlRequestSchema, describeValidationIssues, httpUrlSchema, llmFormatCredits, toValidationIssues,
+  type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlParamsPreviewRequest, type CrawlPromptOptions, type CrawlRequest, type Document,
 } from '@trawl/api-schema';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
+import { CRAWL_PROMPT_FAILED_MESSAGE, PARAMS_PREVIEW_FAILED_MESSAGE, type CrawlParamsService } from './crawl-params.service.js';
 import type { CrawlCoordinator, CrawlKind, CrawlNotifier, CrawlRecord, CrawlStore, CreditLedger, JobCancellations, Team } from '@trawl/queue';
 
 export interface CrawlServiceDeps {
@@ -15,6 +16,10 @@ export interface CrawlServiceDeps {
   credits: CreditLedger;
   notify: CrawlNotifier;
   capabilities: ReadonlySet<Capability>;
+  /** Derives crawl options from a `prompt` (params-preview, and crawls with `prompt`). */
+  params: Pick<CrawlParamsService, 'derive'>;
+  /** An LLM is configured: `highlights` are picked by it and cost what the other LLM formats cost. */
+  llmConfigured: boolean;
   /** Webhooks may point at private addresses (`TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS`). */
   webhookAllowPrivate: boolean;
   /** How long a finished crawl's results stay, seconds. */
@@ -33,6 +38,15 @@ export interface CrawlStatusPage {
 /** The documents of one status page: at most 100 and about 10 MiB of JSON. */
 const PAGE_DOCS = 100;
 const PAGE_BYTES = 10 * 1024 * 1024;
+/** What a crawl start answers beyond its id. */
+export interface CrawlStart {
+  id: string;
+  /** With `prompt`: every option the model derived (those the user set were not applied). */
+  promptGeneratedOptions?: CrawlPromptOptions;
+  /** With `prompt`: derived options or patterns that were dropped or not applied, one sentence each. */
+  warnings?: string[];
+}
+
 /** A batch has no page limit beyond its URL count; the store still wants one. */
 const BATCH_LIMIT = 1_000_000_000;
 
@@ -48,15 +62,17 @@ export class CrawlService {
     this.now = deps.now ?? Date.now;
   }
 
-  async startCrawl(team: Team, request: CrawlRequest, opts: { idempotencyKey?: string }): Promise<{ id: string }> {
-    if (request.prompt !== undefined) {
-      throw new TrawlError('UNSUPPORTED_OPTION', 'The option prompt needs the LLM layer, which is not available on this server yet', {
-        details: { option: 'prompt', capability: 'llm' },
-      });
-    }
-    assertCapabilities(request.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
-    if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+  /**
+   * Starts a crawl. With `prompt`, the options the model derives fill those the user did not set:
+   * `body` is the raw request body (the parsed `request` has defaults applied, so only the body tells
+   * what the user set); the merged body is validated with the crawl schema again.
+   */
+  async startCrawl(team: Team, parsed: CrawlRequest, opts: { idempotencyKey?: string; body?: unknown; clientGone?: AbortSignal }): Promise<CrawlStart> {
+    assertCapabilities(parsed.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
+    if (parsed.webhook) assertWebhookTargetAllowed(parsed.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(parsed.scrapeOptions));
+    const prompted = parsed.prompt !== undefined ? await this.applyPrompt(team, parsed, opts) : undefined;
+    const request = prompted?.request ?? parsed;
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
     return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
@@ -66,8 +82,37 @@ export class CrawlService {
         kickoffDone: false, zeroDataRetention: request.zeroDataRetention, retentionSec: this.retention(request.zeroDataRetention), createdAt: this.now(),
       });
       await this.deps.coordinator.kickoff(crawl);
-      return { id };
+      if (!prompted) return { id };
+      return { id, promptGeneratedOptions: prompted.options, ...(prompted.warnings.length > 0 ? { warnings: prompted.warnings } : {}) };
     });
+  }
+
+  /** `POST /v2/crawl/params-preview`: the options a crawl with this prompt would derive. */
+  async previewParams(team: Team, request: CrawlParamsPreviewRequest, opts: { clientGone?: AbortSignal } = {}) {
+    return this.deps.params.derive(team, { url: request.url, prompt: request.prompt, zeroDataRetention: false }, {
+      failureMessage: PARAMS_PREVIEW_FAILED_MESSAGE, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}),
+    });
+  }
+
+  /** Derives the prompt's options, fills those the user did not set, validates the merged request. */
+  private async applyPrompt(team: Team, parsed: CrawlRequest, opts: { body?: unknown; clientGone?: AbortSignal }) {
+    const body = opts.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('startCrawl with prompt needs the raw request body');
+    const derived = await this.deps.params.derive(team, { url: parsed.url, prompt: parsed.prompt!, zeroDataRetention: parsed.zeroDataRetention }, {
+      failureMessage: CRAWL_PROMPT_FAILED_MESSAGE, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}),
+    });
+    const merged = applyPromptOptions(body as Record<string, unknown>, derived.options);
+    const result = crawlRequestSchema.safeParse(merged.input);
+    if (!result.success) {
+      const issues = toValidationIssues(result.error);
+      throw new TrawlError('CRAWL_PROMPT_FAILED', CRAWL_PROMPT_FAILED_MESSAGE, { details: { reason: describeValidationIssues(issues), issues, promptGeneratedOptions: derived.options } });
+    }
+    return { request: result.data, options: derived.options, warnings: [...derived.warnings, ...merged.warnings] };
+  }
+
+  /** What the team must be able to pay before a crawl or batch starts: one page with its LLM formats. */
+  private pageCredits(options: CapabilityInput): number {
+    return 1 + llmFormatCredits(options, { llmConfigured: this.deps.llmConfigured });
   }
 
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
@@ -87,7 +132,7 @@ export class CrawlService {
       });
     }
     if (valid.length === 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to scrape', { details: { invalidURLs: invalid } });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(request));
     const items = valid.map((url) => ({ key: randomUUID(), url, depth: 0 }));
     const invalidField = request.ignoreInvalidURLs ? { invalidURLs: invalid } : {};
     if (request.appendToId !== undefined) {

@@ -3,10 +3,11 @@ import { TrawlError, findFormat, redactUrl, mapRequestSchema } from '@trawl/api-
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  parseJob, type CancellationWatcher, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+  parseJob, type CancellationWatcher, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
+import type { CrawlParamsRunner } from './crawl-params-runner.js';
 import type { MapRunner } from './map-runner.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
 
@@ -16,6 +17,10 @@ export interface CrawlProcessorDeps {
   notify: CrawlNotifier;
   discovery: SiteDiscovery;
   mapRunner: MapRunner;
+  /** Runs `crawl-params` jobs (map of sample URLs, then the LLM). */
+  paramsRunner: Pick<CrawlParamsRunner, 'run'>;
+  /** LLM tokens per team: a crawl prompt's are recorded here. */
+  tokens: Pick<TokenLedger, 'record'>;
   results: ResultStore;
   credits: CreditLedger;
   logger: Logger;
@@ -34,7 +39,7 @@ export interface CrawlProcessorDeps {
 /** Sitemap URLs read per crawl: enough to fill `limit` after filtering, bounded. */
 const MAX_SITEMAP_URLS = 200_000;
 
-/** Consumer of the `crawl` queue: seeds crawls, starts delayed pages, runs maps. */
+/** Consumer of the `crawl` queue: seeds crawls, starts delayed pages, runs maps and crawl-prompt derivations. */
 export class CrawlProcessor {
   constructor(private readonly deps: CrawlProcessorDeps) {}
 
@@ -48,6 +53,8 @@ export class CrawlProcessor {
         return;
       case 'map':
         return this.map(job);
+      case 'crawl-params':
+        return this.crawlParams(job);
     }
   }
 
@@ -144,6 +151,32 @@ export class CrawlProcessor {
       if (this.deps.shutdown.aborted) throw err;
       const te = TrawlError.from(err);
       await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, { zeroDataRetention: false });
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  /**
+   * Derives the crawl options of a prompt and stores them (or the error) for the waiting gateway. Not
+   * billed here: the crawl it precedes is.
+   */
+  private async crawlParams(job: Extract<CrawlQueueJob, { kind: 'crawl-params' }>): Promise<void> {
+    if (await this.deps.results.get(job.jobId)) return;
+    const finishedAt = () => new Date().toISOString();
+    const store = { zeroDataRetention: job.zeroDataRetention };
+    const cancel = await this.deps.cancellations.watch([job.jobId]);
+    try {
+      if (cancel.signal.aborted) throw cancel.signal.reason;
+      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('LLM_ERROR', 'The crawl prompt could not start before its deadline (the workers are busy)');
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this crawl prompt was processed');
+      const { result, usage } = await this.deps.paramsRunner.run(job, { shutdown: this.deps.shutdown, cancel: cancel.signal });
+      const tokens = usage.promptTokens + usage.completionTokens;
+      if (tokens > 0) await this.deps.tokens.record(job.teamId, tokens);
+      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: result } }, store);
+    } catch (err) {
+      if (this.deps.shutdown.aborted) throw err;
+      const te = TrawlError.from(err);
+      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, store);
     } finally {
       cancel.dispose();
     }
