@@ -9,6 +9,7 @@ import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
 import { CrawlService } from './services/crawl.service.js';
+import { ExtractService } from './services/extract.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
 
@@ -87,17 +88,23 @@ export async function startApi(
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
     minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
   });
+  const llmConfigured = llmSettingsOf(config) !== undefined;
+  const extracts = new ExtractService({
+    store: stack.extracts, queues, credits, crawls: crawlStore, coordinator, cancellations, capabilities, llmConfigured,
+    webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+    retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  });
   const hub = new CrawlEventHub(stack.connection('crawl-sub'), keys);
   await hub.start();
   const app = createApp({
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
-    dispatcher, results, waiter, queues, crawls, monitors,
+    dispatcher, results, waiter, queues, crawls, monitors, extracts,
     documentBodies: stack.documentBodies,
     cancellations,
     capabilities,
-    llmConfigured: llmSettingsOf(config) !== undefined,
+    llmConfigured,
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });

@@ -12,6 +12,9 @@ import type { BrowserEngine } from './scrape/pipeline/context.js';
 import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
 import { MapRunner } from './crawl/map-runner.js';
+import { ExtractFinisher } from './extract/extract-finisher.js';
+import { ExtractProcessor } from './extract/extract.processor.js';
+import { ExtractStarter } from './extract/extract-starter.js';
 import { MonitorCheckFinisher } from './monitor/monitor-check-finisher.js';
 import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
 import { MonitorProcessor } from './monitor/monitor.processor.js';
@@ -162,14 +165,27 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
+    const mapRunner = new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const crawlProcessor = new CrawlProcessor({
       store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
-      mapRunner: new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES }),
+      mapRunner,
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
       cancellations, teams,
     });
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
+    const extractLog = logger.child({ component: 'extract' });
+    const extractProcessor = new ExtractProcessor({
+      starter: new ExtractStarter({
+        extracts: stack.extracts, crawls: crawlStore, coordinator, mapRunner, teams, webhooks, logger: extractLog,
+        maxPages: config.TRAWL_EXTRACT_MAX_PAGES, mapTimeoutMs: config.TRAWL_EXTRACT_MAP_TIMEOUT_MS, shutdown: shutdown.signal,
+      }),
+      // The token ledger (per-team token usage) plugs in here as `tokens` once the queue stack has one.
+      finisher: new ExtractFinisher({
+        extracts: stack.extracts, crawls: crawlStore, credits, webhooks, logger: extractLog, shutdown: shutdown.signal, ...(llm ? { llm } : {}),
+      }),
+    });
+    consumeQueue('extract', (job) => extractProcessor.process(job), config.TRAWL_EXTRACT_CONCURRENCY);
   }
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     const monitors = stack.monitors;

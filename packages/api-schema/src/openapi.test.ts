@@ -26,6 +26,8 @@ describe('buildOpenApiDocument', () => {
       '/v2/crawl/active',
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',
+      '/v2/extract',
+      '/v2/extract/{id}',
       '/v2/map',
       '/v2/monitor',
       '/v2/monitor/{id}',

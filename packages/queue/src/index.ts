@@ -22,6 +22,7 @@ export {
   crawlQueueJobSchema,
   webhookJobSchema,
   monitorJobSchema,
+  extractJobSchema,
   admissionInfoSchema,
   bullPriority,
   parseJob,
@@ -32,6 +33,7 @@ export {
   type CrawlQueueJob,
   type WebhookJob,
   type MonitorJob,
+  type ExtractJob,
   type QueuePolicy,
   type JobPayload,
 } from './job-catalog.js';
@@ -76,6 +78,10 @@ export {
   type StartCheckOutcome,
 } from './monitor-store.js';
 export { MonitorScheduler, monitorCrawlEnded, nameUuid } from './monitor-scheduler.js';
+export {
+  ExtractStore, extractExpiresAt, queueExtractStart, extractBatchEnded,
+  type ExtractRecord, type NewExtract, type ExtractOutcome,
+} from './extract-store.js';
 export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
 export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';
 export { ClusterStats, readRedisMemory, QUEUE_JOB_STATES, type QueueJobState, type QueueStats, type RedisMemory } from './cluster-stats.js';
