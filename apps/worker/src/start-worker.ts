@@ -176,6 +176,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
     const extractLog = logger.child({ component: 'extract' });
     const extractProcessor = new ExtractProcessor({
+      extracts: stack.extracts, webhooks, logger: extractLog, shutdown: shutdown.signal,
       starter: new ExtractStarter({
         extracts: stack.extracts, crawls: crawlStore, coordinator, mapRunner, teams, webhooks, logger: extractLog,
         maxPages: config.TRAWL_EXTRACT_MAX_PAGES, mapTimeoutMs: config.TRAWL_EXTRACT_MAP_TIMEOUT_MS, shutdown: shutdown.signal,

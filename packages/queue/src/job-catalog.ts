@@ -202,10 +202,10 @@ export const JOB_CATALOG = {
   monitor: { payload: monitorJobSchema, policy: { attempts: 5, backoffMs: 1000, retentionSec: 3600 } },
   /**
    * Extract jobs (`http` role, TRAWL_EXTRACT_CONCURRENCY): a `start` maps and seeds, a `finish` waits
-   * on the LLM for every page. An unreachable LLM (LLM_ERROR) is retried with backoff: 4 attempts from
-   * 5 s span about 35 s before the extract fails.
+   * on the LLM for every page. An unreachable LLM (LLM_ERROR) is retried with backoff: 3 attempts from
+   * 5 s (the client's own retries inside each) span about 15 s before the extract fails.
    */
-  extract: { payload: extractJobSchema, policy: { attempts: 4, backoffMs: 5000, retentionSec: 3600 } },
+  extract: { payload: extractJobSchema, policy: { attempts: 3, backoffMs: 5000, retentionSec: 3600 } },
 } satisfies Record<QueueName, { payload: z.ZodType; policy: QueuePolicy }>;
 
 /** BullMQ priority (lower runs first) of a priority class. */

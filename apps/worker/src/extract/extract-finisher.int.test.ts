@@ -9,6 +9,7 @@ import { CrawlStore, CreditLedger, ExtractStore, RedisKeys, type WebhookEvent } 
 import { RedisServerFixture } from '@trawl/testing';
 import { ExtractFinisher, type ExtractTasks } from './extract-finisher.js';
 import { extractBatchId } from './extract-starter.js';
+import { ExtractProcessor } from './extract.processor.js';
 
 let server: RedisServerFixture;
 let redis: Redis;
@@ -99,13 +100,17 @@ async function setup(opts: { request?: Partial<ExtractRequestInput>; llm?: Scrip
     }
   }
   const llm = opts.llm ?? new ScriptedLlm(() => ({}));
-  const finisher = new ExtractFinisher({
-    extracts, crawls, credits, llm, tasks, logger: createLogger({ role: 'test', level: 'silent' }), shutdown: new AbortController().signal,
-    webhooks: { send: async (t, config, event, o) => { sent.push({ teamId: t, config, event, ...(o?.webhookId ? { webhookId: o.webhookId } : {}) }); return o?.webhookId ?? null; } },
-    tokens: { record: async (t, n) => { tokens.push([t, n]); } },
-  });
-  const job = { v: 1 as const, kind: 'finish' as const, extractId: extract.id, teamId };
-  const attempt = (attemptsMade: number) => finisher.run(job, { attemptsMade, opts: { attempts: 4 } });
+  const common = {
+    extracts, logger: createLogger({ role: 'test', level: 'silent' }), shutdown: new AbortController().signal,
+    webhooks: { send: async (t: string, config: WebhookConfig | undefined, event: WebhookEvent, o?: { webhookId?: string }) => {
+      sent.push({ teamId: t, config, event, ...(o?.webhookId ? { webhookId: o.webhookId } : {}) });
+      return o?.webhookId ?? null;
+    } },
+  };
+  const finisher = new ExtractFinisher({ ...common, crawls, credits, llm, tasks, tokens: { record: async (t, n) => { tokens.push([t, n]); } } });
+  const processor = new ExtractProcessor({ ...common, finisher, starter: { run: async () => { throw new Error('not a start job'); } } });
+  const data = { v: 1 as const, kind: 'finish' as const, extractId: extract.id, teamId };
+  const attempt = (attemptsMade: number) => processor.process({ data, attemptsMade, opts: { attempts: 4 } });
   const creditsUsed = async () => Number((await redis.hget(keys.team(teamId), 'creditsUsed')) ?? 0);
   return { extracts, extract, attempt, sent, tokens, llm, creditsUsed };
 }
@@ -114,7 +119,7 @@ const A = 'http://shop.test/a';
 const B = 'http://shop.test/b';
 const C = 'http://shop.test/c';
 
-describe('ExtractFinisher', () => {
+describe('ExtractFinisher (through the extract processor)', () => {
   it('merges the pages in request order, de-duplicates arrays, lists sources, charges and reports once', async () => {
     const llm = new ScriptedLlm((content) => content.includes('page A')
       ? { company: 'Acme', products: ['kettle', 'toaster'] }

@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import { TrawlError, redactUrl, type Document } from '@trawl/api-schema';
 import { LlmError, NO_USAGE, addUsage, extractJson, mergeExtractions, type Llm, type LlmUsage } from '@trawl/llm';
 import type { Logger } from '@trawl/observability';
@@ -54,7 +53,7 @@ interface PageText {
  * computed on request, credits (pages' scrapes + 4 a page extracted) and tokens are recorded once,
  * and the record and the webhook say how it ended. Pages that failed to scrape or gave an invalid
  * answer are skipped with a warning; the extract fails only when no page is left. An LLM that fails
- * (LlmError) throws LLM_ERROR so BullMQ retries the step; on the last attempt the extract fails.
+ * (LlmError) throws LLM_ERROR so BullMQ retries the step (the processor fails the extract on the last attempt).
  */
 export class ExtractFinisher {
   private readonly now: () => number;
@@ -65,7 +64,7 @@ export class ExtractFinisher {
     this.tasks = deps.tasks ?? { extractJson, mergeExtractions };
   }
 
-  async run(job: FinishJob, bullJob: Pick<Job, 'attemptsMade' | 'opts'>): Promise<void> {
+  async run(job: FinishJob): Promise<void> {
     const extract = await this.deps.extracts.get(job.extractId);
     if (!extract || extract.status !== 'processing') return;
     const batch = extract.batchId !== undefined ? await this.deps.crawls.get(extract.batchId) : null;
@@ -102,12 +101,11 @@ export class ExtractFinisher {
         else answers.push({ url: page.url, value: r.value });
       }
     } catch (err) {
-      if (this.deps.shutdown.aborted || !(err instanceof LlmError)) throw err;
-      const te = new TrawlError('LLM_ERROR', `The LLM failed: ${err.message}`, { cause: err, details: { kind: err.kind } });
-      const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
-      if (attemptsLeft > 0) throw te;
-      await this.fail(extract, te.message, batch.creditsUsed);
-      return;
+      // Retried with backoff by BullMQ; the processor fails the extract when no attempt is left.
+      if (err instanceof LlmError && !this.deps.shutdown.aborted) {
+        throw new TrawlError('LLM_ERROR', `The LLM failed: ${err.message}`, { cause: err, details: { kind: err.kind } });
+      }
+      throw err;
     }
     if (answers.length === 0) {
       await this.fail(extract, `The LLM gave no valid answer for any page: ${warnings.slice(-WARNED_PAGES).join('; ')}`, batch.creditsUsed);
