@@ -105,7 +105,8 @@ describe('changeTracking format', () => {
     expect((await track(url, {}, { lockdown: true })).status).toBe(400);
     const json = await track(url, { modes: ['json'], schema: { type: 'object' } });
     expect(json.status).toBe(400);
-    expect(json.body).toMatchObject({ code: 'UNSUPPORTED_OPTION', details: { capability: 'changeTracking:json' } });
+    // No LLM is configured in this cluster: mode json needs one.
+    expect(json.body).toMatchObject({ code: 'LLM_NOT_CONFIGURED', details: { option: 'formats[0].modes', setting: 'TRAWL_LLM_BASE_URL' } });
   });
 });
 

@@ -86,6 +86,8 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/monitor/:id/checks', key: 'api', query: ['limit', 'offset'] },
   { method: 'GET', path: '/v2/monitor/:id/checks/:checkId', key: 'api', query: ['skip', 'limit', 'status'] },
   { method: 'GET', path: '/v2/team/credit-usage', key: 'api' },
+  { method: 'GET', path: '/v2/team/token-usage', key: 'api' },
+  { method: 'GET', path: '/v2/team/token-usage/historical', key: 'api', query: ['byApiKey'] },
   { method: 'GET', path: '/v2/team/queue-status', key: 'api' },
   { method: 'GET', path: '/v2/concurrency-check', key: 'api' },
   { method: 'POST', path: '/admin/teams', key: 'admin', body: 'json', fields: TEAM_FIELDS, base: { name: 'fuzz' } },

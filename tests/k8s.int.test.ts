@@ -50,9 +50,12 @@ const PROBE_ADDRESSES = ['169.254.169.254', '10.96.0.1', '172.20.0.10', '192.168
 // ---------------------------------------------------------------------------------------------------
 // What the code reads
 
+// Every shared env fragment of packages/config (cache, queue, webhook, llm...) besides the apps' own schemas.
+const configFragments = readdirSync(join(ROOT, 'packages/config/src'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => `packages/config/src/${f}`);
 const configText = [
-  'apps/api/src/config.ts', 'apps/worker/src/config.ts', 'packages/config/src/env-fields.ts', 'packages/config/src/cache-env.ts',
-  'packages/config/src/webhook-env.ts', 'packages/blob-store/src/blob-store-env.ts',
+  'apps/api/src/config.ts', 'apps/worker/src/config.ts', ...configFragments, 'packages/blob-store/src/blob-store-env.ts',
 ].map(read).join('\n');
 /** A variable the code reads: a key of one of the zod config schemas. */
 const codeReads = (name: string) => new RegExp(`^\\s*${name}\\s*:`, 'm').test(configText);

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
 import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
-import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore, TokenLedger } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -36,6 +36,8 @@ export interface AppDeps {
   teams: TeamStore;
   limiter: RateLimiter;
   credits: CreditLedger;
+  /** LLM tokens used per team (the token-usage routes). */
+  tokens: TokenLedger;
   dispatcher: JobDispatcher;
   results: ResultStore;
   waiter: ResultWaiter;
@@ -93,6 +95,7 @@ export function createApp(deps: AppDeps): Express {
     documentBodies: deps.documentBodies,
     cancellations: deps.cancellations,
     capabilities: deps.capabilities,
+    llmConfigured: deps.llmConfigured,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   // Blob URLs carry their own signature instead of an API key.
@@ -112,7 +115,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(extractRoutes({ extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
-  app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results }));
+  app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results, tokens: deps.tokens }));
   app.use(notFound());
   app.use(errorHandler());
   return app;

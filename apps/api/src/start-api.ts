@@ -1,7 +1,7 @@
 import { llmSettingsOf } from '@trawl/config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BROWSER_CAPABILITIES, type Capability } from '@trawl/api-schema';
+import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
@@ -73,14 +73,18 @@ export async function startApi(
     }, 10 * 60_000)
     : undefined;
   sweeper?.unref();
+  const llmConfigured = llmSettingsOf(config) !== undefined;
   const capabilities = opts.capabilities ?? new Set<Capability>([
     ...(config.TRAWL_BROWSER_ENABLED ? BROWSER_CAPABILITIES : []),
+    // The LLM features need a configured LLM (else 400 LLM_NOT_CONFIGURED); highlights rank lexically without one.
+    ...(llmConfigured ? LLM_CAPABILITIES : []),
+    'highlights',
     // Change tracking keeps its versions in the queue Redis: always there. The cache-only modes need the cache.
     'changeTracking',
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
   let shuttingDown = false;
-  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, llmConfigured, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const monitors = new MonitorService({
@@ -88,7 +92,6 @@ export async function startApi(
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
     minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
   });
-  const llmConfigured = llmSettingsOf(config) !== undefined;
   const extracts = new ExtractService({
     store: stack.extracts, queues, credits, crawls: crawlStore, coordinator, cancellations, capabilities, llmConfigured,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
@@ -100,6 +103,7 @@ export async function startApi(
     config, logger, registry, redis, teams,
     limiter: new RateLimiter(redis, keys),
     credits,
+    tokens: stack.tokens,
     dispatcher, results, waiter, queues, crawls, monitors, extracts,
     documentBodies: stack.documentBodies,
     cancellations,

@@ -181,9 +181,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
         extracts: stack.extracts, crawls: crawlStore, coordinator, mapRunner, teams, webhooks, logger: extractLog,
         maxPages: config.TRAWL_EXTRACT_MAX_PAGES, mapTimeoutMs: config.TRAWL_EXTRACT_MAP_TIMEOUT_MS, shutdown: shutdown.signal,
       }),
-      // The token ledger (per-team token usage) plugs in here as `tokens` once the queue stack has one.
       finisher: new ExtractFinisher({
-        extracts: stack.extracts, crawls: crawlStore, credits, webhooks, logger: extractLog, shutdown: shutdown.signal, ...(llm ? { llm } : {}),
+        extracts: stack.extracts, crawls: crawlStore, credits, webhooks, tokens: stack.tokens, logger: extractLog, shutdown: shutdown.signal, ...(llm ? { llm } : {}),
       }),
     });
     consumeQueue('extract', (job) => extractProcessor.process(job), config.TRAWL_EXTRACT_CONCURRENCY);

@@ -3,7 +3,7 @@ import { metadataSchema } from './bounded-json.js';
 import { documentSchema } from './document.js';
 import { requestHeadersSchema } from './request-headers.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, scrapeOptionsSchema } from './scrape-options.js';
-import { checkChangeTrackingRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
+import { checkChangeTrackingRetention, checkCleanContentRetention, clientTagFields, httpUrlSchema } from './scrape-request.js';
 import { pathPatternListSchema } from './path-pattern.js';
 import { webhookConfigSchema } from './webhook.js';
 
@@ -103,6 +103,7 @@ export function normalizeCrawlFields<T extends CrawlNameFields>(fields: T) {
  */
 export const crawlRequestSchema = crawlRequestObjectSchema
   .superRefine((body, ctx) => {
+    checkCleanContentRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
     checkChangeTrackingRetention({ ...body.scrapeOptions, zeroDataRetention: body.zeroDataRetention }, ctx, ['scrapeOptions']);
     // A crawl reads robots.txt, sitemaps and pages to discover links: it cannot run from the cache alone.
     for (const option of ['lockdown', 'minAge'] as const) {
@@ -139,6 +140,7 @@ export const batchScrapeRequestSchema = scrapeOptionsObjectSchema
   })
   .superRefine((body, ctx) => {
     checkScrapeOptions(body, ctx);
+    checkCleanContentRetention(body, ctx);
     checkChangeTrackingRetention(body, ctx);
   })
   .transform((body) => {

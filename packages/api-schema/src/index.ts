@@ -71,6 +71,7 @@ export {
   type CapabilityRequirement,
   type CapabilityInput,
 } from './required-capabilities.js';
+export { LLM_FORMAT_CREDITS, LLM_CAPABILITIES, llmFormatCredits, type LlmCreditOptions } from './llm-credits.js';
 export { brandingSchema, type Branding } from './branding.js';
 export { menuSchema, productSchema, type Menu, type Product } from './menu.js';
 export {
@@ -87,6 +88,12 @@ export { errorResponseSchema, type ErrorResponse } from './error-response.js';
 export { INVALID_JOB_ID_MESSAGE, jobIdSchema, jobIdParamsSchema } from './job-id.js';
 export {
   creditUsageResponseSchema,
+  UNLIMITED_USAGE,
+  tokenUsageResponseSchema,
+  tokenUsageHistoricalResponseSchema,
+  usageHistoryQuerySchema,
+  type TokenUsageResponse,
+  type TokenUsageHistoricalResponse,
   queueStatusResponseSchema,
   concurrencyCheckResponseSchema,
   type CreditUsageResponse,

@@ -39,6 +39,8 @@ describe('buildOpenApiDocument', () => {
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',
       '/v2/team/queue-status',
+      '/v2/team/token-usage',
+      '/v2/team/token-usage/historical',
     ]);
     expect(Object.keys(doc.paths?.['/admin/teams/{id}'] ?? {}).sort()).toEqual(['get', 'patch']);
     expect(Object.keys(doc.paths?.['/v2/crawl/{id}'] ?? {}).sort()).toEqual(['delete', 'get']);

@@ -27,7 +27,10 @@ import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
 import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
-import { concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema } from './team.js';
+import {
+  concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema,
+  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema,
+} from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -135,6 +138,21 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     summary: 'Credits left in the billing period',
     ok: creditUsageResponseSchema,
     okDescription: 'Credit usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/token-usage',
+    summary: 'LLM tokens left in the billing period (unlimited here: a large number)',
+    ok: tokenUsageResponseSchema,
+    okDescription: 'Token usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/token-usage/historical',
+    summary: 'LLM tokens used per billing period, newest first',
+    request: { query: usageHistoryQuerySchema },
+    ok: tokenUsageHistoricalResponseSchema,
+    okDescription: 'Token usage per period.',
   });
   route(registry, {
     method: 'get',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clientTagFields } from './scrape-request.js';
+import { checkCleanContentRetention, clientTagFields } from './scrape-request.js';
 import { checkScrapeOptions, scrapeOptionsObjectSchema } from './scrape-options.js';
 
 /** Formats a parse cannot produce: they need a live page (screenshot, branding, audio) or a URL history. */
@@ -27,6 +27,7 @@ export const parseRequestSchema = scrapeOptionsObjectSchema
   })
   .superRefine((body, ctx) => {
     checkScrapeOptions({ timeout: body.timeout, waitFor: 0 }, ctx);
+    checkCleanContentRetention(body, ctx);
     body.formats?.forEach((f, i) => {
       if (PAGE_ONLY_FORMATS.has(f.type)) {
         ctx.addIssue({ code: 'custom', path: ['formats', i], message: `The ${f.type} format needs a live page; parse does not support it` });

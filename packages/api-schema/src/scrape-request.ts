@@ -36,13 +36,7 @@ export const scrapeRequestSchema = scrapeOptionsObjectSchema
   })
   .superRefine((body, ctx) => {
     checkScrapeOptions(body, ctx);
-    if (body.onlyCleanContent === true && (body.zeroDataRetention === true || body.lockdown === true)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['onlyCleanContent'],
-        message: 'onlyCleanContent is not supported with zero data retention (lockdown implies it)',
-      });
-    }
+    checkCleanContentRetention(body, ctx);
     checkChangeTrackingRetention(body, ctx);
   })
   .transform((body) => {
@@ -51,6 +45,25 @@ export const scrapeRequestSchema = scrapeOptionsObjectSchema
     return { ...finalized, zeroDataRetention, storeInCache: zeroDataRetention ? false : finalized.storeInCache };
   })
   .meta({ id: 'ScrapeRequest' });
+
+/**
+ * `onlyCleanContent` sends the page to the LLM, which the spec does not allow with zero data retention
+ * (or lockdown, which implies it). Every body that carries scrape options checks it.
+ * @param path where the scrape options sit in the body (`['scrapeOptions']` for a crawl).
+ */
+export function checkCleanContentRetention(
+  body: { onlyCleanContent?: boolean | undefined; zeroDataRetention?: boolean | undefined; lockdown?: boolean | undefined },
+  ctx: z.RefinementCtx,
+  path: Array<string | number> = [],
+): void {
+  if (body.onlyCleanContent === true && (body.zeroDataRetention === true || body.lockdown === true)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...path, 'onlyCleanContent'],
+      message: 'onlyCleanContent is not supported with zero data retention (lockdown implies it): it sends the page to an LLM',
+    });
+  }
+}
 
 /**
  * Change tracking keeps the page's markdown to compare with next time, which zero data retention

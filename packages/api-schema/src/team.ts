@@ -15,6 +15,59 @@ export const creditUsageResponseSchema = z
   })
   .meta({ id: 'CreditUsageResponse' });
 
+/**
+ * What a usage endpoint reports for a team without a limit: a large number rather than null, as the
+ * other self-hosted system does (clients do arithmetic and `toLocaleString()` on it).
+ */
+export const UNLIMITED_USAGE = 99_999_999;
+
+/**
+ * `GET /v2/team/token-usage` body: LLM tokens (prompt + completion) of the current billing period.
+ * A team has no token plan here: both numbers are {@link UNLIMITED_USAGE}.
+ */
+export const tokenUsageResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    data: z.strictObject({
+      /** Tokens left in the current period. */
+      remainingTokens: z.number(),
+      /** Tokens the plan grants per period. */
+      planTokens: z.number(),
+      billingPeriodStart: z.string().nullable(),
+      billingPeriodEnd: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'TokenUsageResponse' });
+
+/** Token usage body. */
+export type TokenUsageResponse = z.output<typeof tokenUsageResponseSchema>;
+
+/** Query of the historical usage endpoints: `byApiKey=true` asks for one entry per API key and period. */
+export const usageHistoryQuerySchema = z.object({
+  byApiKey: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+});
+
+/**
+ * `GET /v2/team/token-usage/historical` body: the team's billing periods, newest first, with the LLM
+ * tokens used in each. Token use is recorded per team, not per key: `apiKey` is never set.
+ */
+export const tokenUsageHistoricalResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    periods: z.array(z.strictObject({
+      /** Period start, ISO 8601. */
+      startDate: z.string().nullable(),
+      /** Period end (excluded), ISO 8601. */
+      endDate: z.string().nullable(),
+      apiKey: z.string().optional(),
+      tokensUsed: z.number().int().min(0),
+    })),
+  })
+  .meta({ id: 'TokenUsageHistoricalResponse' });
+
+/** Historical token usage body. */
+export type TokenUsageHistoricalResponse = z.output<typeof tokenUsageHistoricalResponseSchema>;
+
 /** Credit usage body. */
 export type CreditUsageResponse = z.output<typeof creditUsageResponseSchema>;
 

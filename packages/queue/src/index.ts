@@ -3,6 +3,7 @@ export { closeRedisClient, createRedisClient, redisConnectionFromEnv, type Redis
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
+export { TokenLedger, type UsagePeriod, type DailyTokens } from './token-ledger.js';
 export { CreditLedger, scrapeCredits, remainingCredits, withFormatCredits, type ScrapeUsage } from './credit-ledger.js';
 export {
   Admission,

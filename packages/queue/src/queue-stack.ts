@@ -19,6 +19,7 @@ import { closeRedisClient, createRedisClient, redisConnectionFromEnv } from './r
 import { RedisKeys } from './redis-keys.js';
 import { ResultStore } from './result-store.js';
 import { TeamStore } from './team-store.js';
+import { TokenLedger } from './token-ledger.js';
 import { WebhookSender } from './webhook-sender.js';
 
 /**
@@ -72,6 +73,8 @@ export interface QueueStack {
   results: ResultStore;
   teams: TeamStore;
   credits: CreditLedger;
+  /** LLM tokens used per team (written by workers, read by the token-usage routes). */
+  tokens: TokenLedger;
   cancellations: JobCancellations;
   crawls: CrawlStore;
   coordinator: CrawlCoordinator;
@@ -127,6 +130,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
     results: new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC }),
     teams: new TeamStore(redis, keys),
     credits: new CreditLedger(redis, keys),
+    tokens: new TokenLedger(redis, keys),
     cancellations: new JobCancellations(redis, keys),
     monitors: new MonitorStore(redis, keys),
     extracts: new ExtractStore(redis, keys),

@@ -6,7 +6,8 @@
  * | family | type | owner |
  * |---|---|---|
  * | `<p>:teams` | set of team ids | TeamStore |
- * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, flags, disabled (1|0), createdAt | TeamStore (credits fields: CreditLedger) |
+ * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, tokensUsed, flags, disabled (1|0), createdAt | TeamStore (credits fields: CreditLedger; tokensUsed: TokenLedger) |
+ * | `<p>:{t:ID}:tokens:daily` | hash UTC day `YYYY-MM-DD` -> LLM tokens used that day, no expiry | TokenLedger |
  * | `<p>:{t:ID}:keys` | hash keyHash -> key record JSON | TeamStore |
  * | `<p>:apikey:<sha256>` | string teamId | TeamStore |
  * | `<p>:{t:ID}:rl:<bucket>:<window>` | counter, expires | RateLimiter |
@@ -59,6 +60,10 @@ export class RedisKeys {
   }
   team(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:team`;
+  }
+  /** LLM tokens used per UTC day; shares the team's hash tag so it is updated with `tokensUsed` in one MULTI. */
+  teamTokensDaily(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:tokens:daily`;
   }
   teamKeys(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:keys`;

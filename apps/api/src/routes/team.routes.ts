@@ -1,33 +1,53 @@
 import { Router } from 'express';
-import { remainingCredits, type JobDispatcher, type RateLimiter, type ResultStore } from '@trawl/queue';
+import { UNLIMITED_USAGE, usageHistoryQuerySchema } from '@trawl/api-schema';
+import { remainingCredits, type JobDispatcher, type RateLimiter, type ResultStore, type TokenLedger } from '@trawl/queue';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { parseOrThrow } from '../middleware/validate.js';
+import { billingPeriods } from '../services/billing-periods.js';
 import { teamOf } from '../request-context.js';
 
-/** Billing period: calendar months counted from the team's creation day. */
-function billingPeriod(createdAt: string, now: Date): { start: string; end: string } {
-  const created = new Date(createdAt);
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), created.getUTCDate()));
-  if (start > now) start.setUTCMonth(start.getUTCMonth() - 1);
-  const end = new Date(start);
-  end.setUTCMonth(end.getUTCMonth() + 1);
-  return { start: start.toISOString(), end: end.toISOString() };
-}
+/** How many billing periods the historical endpoints list at most (two years). */
+const HISTORY_PERIODS = 24;
 
 /** Team status endpoints of COMPAT.md (behind API-key auth). */
-export function teamRoutes(deps: { limiter: RateLimiter; dispatcher: JobDispatcher; results: ResultStore }): Router {
+export function teamRoutes(deps: { limiter: RateLimiter; dispatcher: JobDispatcher; results: ResultStore; tokens: TokenLedger }): Router {
   const router = Router();
   const status = rateLimit(deps.limiter, 'status');
   router.get('/v2/team/credit-usage', status, (_req, res) => {
     const team = teamOf(res);
-    const period = billingPeriod(team.createdAt, new Date());
+    const [period] = billingPeriods(team.createdAt, new Date());
     res.json({
       success: true,
       data: {
         remainingCredits: remainingCredits(team),
         planCredits: team.credits,
-        billingPeriodStart: period.start,
-        billingPeriodEnd: period.end,
+        billingPeriodStart: period?.start.toISOString() ?? null,
+        billingPeriodEnd: period?.end.toISOString() ?? null,
       },
+    });
+  });
+  // LLM tokens: no team has a token plan here, so what is left is reported as unlimited (a large number).
+  router.get('/v2/team/token-usage', status, (_req, res) => {
+    const [period] = billingPeriods(teamOf(res).createdAt, new Date());
+    res.json({
+      success: true,
+      data: {
+        remainingTokens: UNLIMITED_USAGE,
+        planTokens: UNLIMITED_USAGE,
+        billingPeriodStart: period?.start.toISOString() ?? null,
+        billingPeriodEnd: period?.end.toISOString() ?? null,
+      },
+    });
+  });
+  // `byApiKey=true` is accepted; tokens are recorded per team, so the periods are the team's (no `apiKey`).
+  router.get('/v2/team/token-usage/historical', status, async (req, res) => {
+    parseOrThrow(usageHistoryQuerySchema, req.query);
+    const team = teamOf(res);
+    const periods = billingPeriods(team.createdAt, new Date(), { max: HISTORY_PERIODS });
+    const used = await deps.tokens.usedIn(team.id, periods);
+    res.json({
+      success: true,
+      periods: periods.map((p, i) => ({ startDate: p.start.toISOString(), endDate: p.end.toISOString(), tokensUsed: used[i] ?? 0 })),
     });
   });
   router.get('/v2/team/queue-status', status, async (_req, res) => {

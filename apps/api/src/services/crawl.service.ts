@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   TrawlError, httpUrlSchema,
-  type BatchScrapeRequest, type Capability, type CrawlRequest, type Document,
+  llmFormatCredits,
+  type BatchScrapeRequest, type Capability, type CapabilityInput, type CrawlRequest, type Document,
 } from '@trawl/api-schema';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 import { assertCapabilities } from './assert-capabilities.js';
@@ -15,6 +16,8 @@ export interface CrawlServiceDeps {
   credits: CreditLedger;
   notify: CrawlNotifier;
   capabilities: ReadonlySet<Capability>;
+  /** An LLM is configured: `highlights` are picked by it and cost what the other LLM formats cost. */
+  llmConfigured: boolean;
   /** Webhooks may point at private addresses (`TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS`). */
   webhookAllowPrivate: boolean;
   /** How long a finished crawl's results stay, seconds. */
@@ -56,7 +59,7 @@ export class CrawlService {
     }
     assertCapabilities(request.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
     if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(request.scrapeOptions));
     const id = randomUUID();
     await this.claim(team, opts.idempotencyKey, id);
     return this.releaseKeyOnFailure(team, opts.idempotencyKey, id, async () => {
@@ -68,6 +71,11 @@ export class CrawlService {
       await this.deps.coordinator.kickoff(crawl);
       return { id };
     });
+  }
+
+  /** What the team must be able to pay before a crawl or batch starts: one page with its LLM formats. */
+  private pageCredits(options: CapabilityInput): number {
+    return 1 + llmFormatCredits(options, { llmConfigured: this.deps.llmConfigured });
   }
 
   /** Starts a batch (or appends to one with `appendToId`); invalid URLs are dropped or refused. */
@@ -87,7 +95,7 @@ export class CrawlService {
       });
     }
     if (valid.length === 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to scrape', { details: { invalidURLs: invalid } });
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, this.pageCredits(request));
     const items = valid.map((url) => ({ key: randomUUID(), url, depth: 0 }));
     const invalidField = request.ignoreInvalidURLs ? { invalidURLs: invalid } : {};
     if (request.appendToId !== undefined) {

@@ -8,6 +8,7 @@ import {
   EMPTY_SUMMARY, assertMonitorSchedule,
   type MonitorCheckRecord, type MonitorPageRecord, type MonitorRecord, type MonitorScheduler, type MonitorStore, type Team,
 } from '@trawl/queue';
+import { missingCapabilityError } from './assert-capabilities.js';
 import { assertWebhookTargetAllowed } from '../assert-webhook-target-allowed.js';
 
 export interface MonitorServiceDeps {
@@ -174,9 +175,7 @@ export class MonitorService {
         // Added by the monitor itself: the deployment cannot compare pages at all.
         throw unsupported(path, req.capability, 'Monitors compare pages with change tracking, which is not available on this server yet');
       }
-      throw new TrawlError('UNSUPPORTED_OPTION', `The option ${path}.scrapeOptions.${option} (${req.capability}) is not available on this server yet`, {
-        details: { option: `${path}.scrapeOptions.${option}`, capability: req.capability },
-      });
+      throw missingCapabilityError(req.capability, `${path}.scrapeOptions.${option}`);
     }
   }
 }

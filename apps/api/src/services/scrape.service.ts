@@ -3,6 +3,7 @@ import {
   TrawlError,
   redactUrl,
   needsBrowser,
+  llmFormatCredits,
   type Capability,
   type ScrapeRequest,
 } from '@trawl/api-schema';
@@ -21,6 +22,8 @@ export interface ScrapeServiceDeps {
   cancellations: Pick<JobCancellations, 'cancel'>;
   /** Capabilities beyond plain HTTP that this deployment's workers serve. */
   capabilities: ReadonlySet<Capability>;
+  /** An LLM is configured: `highlights` are picked by it and cost what the other LLM formats cost. */
+  llmConfigured: boolean;
   /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
   graceMs: number;
   now?: () => number;
@@ -53,7 +56,7 @@ export class ScrapeService {
 
   async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
-    await this.deps.credits.ensureAvailable(team.id, 1);
+    await this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured }));
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
@@ -66,6 +69,9 @@ export class ScrapeService {
   async parse(team: Team, request: ScrapeRequest, upload: StoredUpload, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     try {
       assertCapabilities(request, this.deps.capabilities);
+      // The route checked the page's own credit before the upload; the LLM formats' share is known now.
+      const llmCredits = llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured });
+      if (llmCredits > 0) await this.deps.credits.ensureAvailable(team.id, 1 + llmCredits);
       const log = opts.log.child({ jobId: upload.jobId, upload: request.zeroDataRetention ? undefined : upload.filename, size: upload.size });
       return await this.run(team, request, {
         jobId: upload.jobId,

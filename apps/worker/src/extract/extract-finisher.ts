@@ -1,11 +1,11 @@
-import { TrawlError, redactUrl, type Document } from '@trawl/api-schema';
+import { LLM_FORMAT_CREDITS, TrawlError, redactUrl, type Document } from '@trawl/api-schema';
 import { LlmError, NO_USAGE, addUsage, extractJson, mergeExtractions, type Llm, type LlmUsage } from '@trawl/llm';
 import type { Logger } from '@trawl/observability';
 import type { CrawlStore, CreditLedger, ExtractJob, ExtractRecord, ExtractStore, WebhookSender } from '@trawl/queue';
 import { endExtract } from './end-extract.js';
 import { extractionSources, type PageExtraction } from './extraction-sources.js';
 
-/** Token usage per team (the API helper's TokenLedger, `stack.tokens`, once it exists). */
+/** Token usage per team (the queue stack's TokenLedger, `stack.tokens`). */
 export interface TokenRecorder {
   record(teamId: string, tokens: number): Promise<void>;
 }
@@ -33,8 +33,8 @@ export interface ExtractFinisherDeps {
 
 type FinishJob = Extract<ExtractJob, { kind: 'finish' }>;
 
-/** Credits per page whose content went through the LLM, on top of the page's scrape. */
-export const EXTRACT_CREDITS_PER_PAGE = 4;
+/** Credits per page whose content went through the LLM, on top of the page's scrape (as the json format). */
+export const EXTRACT_CREDITS_PER_PAGE = LLM_FORMAT_CREDITS;
 /** Documents read per crawl store call. */
 const DOCS_PER_READ = 100;
 /** Failed pages named in the warning at most. */
