@@ -183,6 +183,23 @@ describe('ExtractFinisher (through the extract processor)', () => {
     expect(s.sent.map((x) => x.event.type)).toEqual(['extract.failed']);
   });
 
+  it('charges nothing for an extract cancelled while the LLM read its pages', async () => {
+    const cancel: { run?: () => Promise<unknown> } = {};
+    const llm = new ScriptedLlm(() => ({ products: ['kettle'] }));
+    const structured = llm.structured.bind(llm);
+    llm.structured = async (r) => {
+      await cancel.run?.();
+      return structured(r);
+    };
+    const s = await setup({ llm, pages: [{ url: A, markdown: '# page A' }] });
+    cancel.run = () => s.extracts.finish(s.extract.id, { status: 'cancelled' }, { retentionSec: 60 });
+    await s.attempt(0);
+    expect((await s.extracts.get(s.extract.id))!.status).toBe('cancelled');
+    expect(await s.creditsUsed()).toBe(0);
+    expect(s.tokens).toEqual([]);
+    expect(s.sent).toEqual([]);
+  });
+
   it('leaves a cancelled extract as it is', async () => {
     const s = await setup({ pages: [{ url: A, markdown: '# page A' }] });
     expect(await s.extracts.finish(s.extract.id, { status: 'cancelled' }, { retentionSec: 60 })).toBe(true);

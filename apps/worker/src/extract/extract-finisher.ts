@@ -115,6 +115,8 @@ export class ExtractFinisher {
     if (merged.conflicts.length > 0) warnings.push(`Pages disagreed on ${merged.conflicts.slice(0, WARNED_PAGES).join(', ')}; the first page's value was kept`);
     const tokensUsed = usage.promptTokens + usage.completionTokens;
     const extractCredits = EXTRACT_CREDITS_PER_PAGE * pages.length;
+    // Cancelled while the LLM read the pages: nothing more is charged or stored.
+    if ((await this.deps.extracts.get(extract.id))?.status !== 'processing') return;
     if (await this.deps.extracts.claimOnce(extract.id, 'charged')) {
       await this.deps.credits.charge(extract.teamId, extractCredits);
       if (tokensUsed > 0) await this.deps.tokens?.record(extract.teamId, tokensUsed);
