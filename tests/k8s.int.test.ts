@@ -36,7 +36,7 @@ const exported = sourceMetrics();
 const SCALING_METRICS = new Set(['trawl_queue_jobs', 'trawl_queue_ready_jobs', 'trawl_queue_oldest_ready_seconds'].filter((m) => exported.has(m)));
 /** Queues each worker role consumes, and the variable that sets how many of its jobs one pod runs. */
 const ROLE_QUEUES: Record<string, Record<string, string>> = {
-  http: { scrape: 'TRAWL_WORKER_CONCURRENCY', crawl: 'TRAWL_CRAWL_CONCURRENCY', webhook: 'TRAWL_WEBHOOK_CONCURRENCY', monitor: 'TRAWL_MONITOR_CONCURRENCY' },
+  http: { scrape: 'TRAWL_WORKER_CONCURRENCY', crawl: 'TRAWL_CRAWL_CONCURRENCY', webhook: 'TRAWL_WEBHOOK_CONCURRENCY', monitor: 'TRAWL_MONITOR_CONCURRENCY', extract: 'TRAWL_EXTRACT_CONCURRENCY' },
   browser: { browser: 'TRAWL_BROWSER_CONCURRENCY' },
   documents: { documents: 'TRAWL_DOCUMENT_CONCURRENCY' },
 };

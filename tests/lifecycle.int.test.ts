@@ -193,7 +193,7 @@ describe('queue UI (Bull Board)', () => {
     const res = await fetch(`${cluster.api.url}/admin/queues/api/queues?activeQueue=scrape&status=completed&page=1`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     expect(res.status).toBe(200);
     const body = await res.json() as { queues: Array<{ name: string; readOnlyMode: boolean; counts: Record<string, number>; jobs: Array<{ data: Record<string, unknown> }> }> };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['browser', 'crawl', 'documents', 'monitor', 'scrape', 'webhook']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['browser', 'crawl', 'documents', 'extract', 'monitor', 'scrape', 'webhook']);
     const scrapeQueue = body.queues.find((q) => q.name === 'scrape')!;
     expect(scrapeQueue.readOnlyMode).toBe(true);
     expect(scrapeQueue.counts.completed).toBeGreaterThan(0);

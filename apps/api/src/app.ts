@@ -14,6 +14,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
+import { extractRoutes } from './routes/extract.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
 import { parseRoutes } from './routes/parse.routes.js';
@@ -21,6 +22,7 @@ import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
 import { CrawlService } from './services/crawl.service.js';
+import type { ExtractService } from './services/extract.service.js';
 import { MapService } from './services/map.service.js';
 import type { MonitorService } from './services/monitor.service.js';
 import { ScrapeService } from './services/scrape.service.js';
@@ -48,6 +50,8 @@ export interface AppDeps {
   crawls: CrawlService;
   /** Monitors (records, job schedulers, manual runs, checks). */
   monitors: MonitorService;
+  /** Extracts (`/v2/extract`). */
+  extracts: ExtractService;
   capabilities: ReadonlySet<Capability>;
   /** An LLM is configured (TRAWL_LLM_*): the LLM features are served; else they answer 400 LLM_NOT_CONFIGURED. */
   llmConfigured: boolean;
@@ -109,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
+  app.use(extractRoutes({ extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results, tokens: deps.tokens }));
   app.use(notFound());

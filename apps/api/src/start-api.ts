@@ -10,6 +10,7 @@ import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
 import { CrawlParamsService } from './services/crawl-params.service.js';
 import { CrawlService } from './services/crawl.service.js';
+import { ExtractService } from './services/extract.service.js';
 import { MonitorService } from './services/monitor.service.js';
 import type { ApiConfig } from './config.js';
 
@@ -96,6 +97,11 @@ export async function startApi(
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
     minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
   });
+  const extracts = new ExtractService({
+    store: stack.extracts, queues, credits, crawls: crawlStore, coordinator, cancellations, capabilities, llmConfigured,
+    webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+    retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+  });
   const hub = new CrawlEventHub(stack.connection('crawl-sub'), keys);
   await hub.start();
   const app = createApp({
@@ -103,7 +109,7 @@ export async function startApi(
     limiter: new RateLimiter(redis, keys),
     credits,
     tokens: stack.tokens,
-    dispatcher, results, waiter, queues, crawls, monitors,
+    dispatcher, results, waiter, queues, crawls, monitors, extracts,
     documentBodies: stack.documentBodies,
     cancellations,
     capabilities,

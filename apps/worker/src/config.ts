@@ -133,6 +133,12 @@ export const workerConfigSchema = z.object({
   TRAWL_MONITOR_CONCURRENCY: envInt(4, { min: 1, max: 256 }),
   /** A monitor check running longer than this no longer blocks the next one (it is failed), seconds. Default 86400. */
   TRAWL_MONITOR_CHECK_TIMEOUT_SEC: envInt(86_400, { min: 60 }),
+  /** Extract jobs (starts and LLM finishes) one `http` worker runs at once. Default 2. */
+  TRAWL_EXTRACT_CONCURRENCY: envInt(2, { min: 1, max: 256 }),
+  /** Most pages one `POST /v2/extract` reads (its URLs with `/*` ones expanded). Default 50. */
+  TRAWL_EXTRACT_MAX_PAGES: envInt(50, { min: 1, max: 10_000 }),
+  /** Time budget of the map of one `/*` extract URL, ms. Default 60000. */
+  TRAWL_EXTRACT_MAP_TIMEOUT_MS: envInt(60_000, { min: 1000, max: 300_000 }),
   /** How long a finished crawl or batch (monitor checks' included) can be read, seconds. Default 86400. */
   TRAWL_CRAWL_RETENTION_SEC: envInt(86_400, { min: 60 }),
   ...webhookEnv,

@@ -13,6 +13,9 @@ import { CrawlPages } from './crawl/crawl-pages.js';
 import { CrawlProcessor } from './crawl/crawl.processor.js';
 import { CrawlParamsRunner } from './crawl/crawl-params-runner.js';
 import { MapRunner } from './crawl/map-runner.js';
+import { ExtractFinisher } from './extract/extract-finisher.js';
+import { ExtractProcessor } from './extract/extract.processor.js';
+import { ExtractStarter } from './extract/extract-starter.js';
 import { MonitorCheckFinisher } from './monitor/monitor-check-finisher.js';
 import { MonitorCheckStarter } from './monitor/monitor-check-starter.js';
 import { MonitorProcessor } from './monitor/monitor.processor.js';
@@ -175,6 +178,18 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       cancellations, teams,
     });
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
+    const extractLog = logger.child({ component: 'extract' });
+    const extractProcessor = new ExtractProcessor({
+      extracts: stack.extracts, webhooks, logger: extractLog, shutdown: shutdown.signal,
+      starter: new ExtractStarter({
+        extracts: stack.extracts, crawls: crawlStore, coordinator, mapRunner, teams, webhooks, logger: extractLog,
+        maxPages: config.TRAWL_EXTRACT_MAX_PAGES, mapTimeoutMs: config.TRAWL_EXTRACT_MAP_TIMEOUT_MS, shutdown: shutdown.signal,
+      }),
+      finisher: new ExtractFinisher({
+        extracts: stack.extracts, crawls: crawlStore, credits, webhooks, tokens: stack.tokens, logger: extractLog, shutdown: shutdown.signal, ...(llm ? { llm } : {}),
+      }),
+    });
+    consumeQueue('extract', (job) => extractProcessor.process(job), config.TRAWL_EXTRACT_CONCURRENCY);
   }
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     const monitors = stack.monitors;

@@ -169,6 +169,17 @@ export {
   type MapRequest,
 } from './crawl.js';
 export {
+  MAX_EXTRACT_URLS,
+  EXTRACT_WILDCARD_SUFFIX,
+  EXTRACT_STATUSES,
+  extractRequestSchema,
+  extractStartResponseSchema,
+  extractStatusResponseSchema,
+  type ExtractRequestInput,
+  type ExtractRequest,
+  type ExtractStatus,
+} from './extract.js';
+export {
   SCHEDULE_TEXT_EXAMPLES,
   scheduleTextToCron,
   normalizeCronShape,

@@ -27,6 +27,8 @@ describe('buildOpenApiDocument', () => {
       '/v2/crawl/params-preview',
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',
+      '/v2/extract',
+      '/v2/extract/{id}',
       '/v2/map',
       '/v2/monitor',
       '/v2/monitor/{id}',

@@ -17,6 +17,7 @@ import {
   crawlParamsPreviewRequestSchema, crawlParamsPreviewResponseSchema, crawlRequestSchema, crawlStartResponseSchema, crawlStatusQuerySchema, crawlStatusResponseSchema, mapRequestSchema, mapResponseSchema,
 } from './crawl.js';
 import { scrapeResponseSchema } from './document.js';
+import { extractRequestSchema, extractStartResponseSchema, extractStatusResponseSchema } from './extract.js';
 import {
   createMonitorRequestSchema, monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCheckParamsSchema, monitorCheckQuerySchema,
   monitorCheckResponseSchema, monitorIdParamsSchema, monitorListQuerySchema, monitorListResponseSchema, monitorResponseSchema,
@@ -127,6 +128,9 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
     route(registry, { method: 'delete', path: `${path}/{id}`, summary: `Cancel a ${what}`, request: { params: jobIdParamsSchema }, ok: cancelResponseSchema, okDescription: 'Cancelled.' });
     route(registry, { method: 'get', path: `${path}/{id}/errors`, summary: `Failed pages and robots.txt-blocked URLs of a ${what}`, request: { params: jobIdParamsSchema }, ok: crawlErrorsResponseSchema, okDescription: 'Errors.' });
   }
+  route(registry, { method: 'post', path: '/v2/extract', summary: 'Start an extraction of structured data from pages (LLM)', request: body(extractRequestSchema), ok: extractStartResponseSchema, okDescription: 'The extract id.' });
+  route(registry, { method: 'get', path: '/v2/extract/{id}', summary: 'Status and result of an extract', request: { params: jobIdParamsSchema }, ok: extractStatusResponseSchema, okDescription: 'Status.' });
+  route(registry, { method: 'delete', path: '/v2/extract/{id}', summary: 'Cancel an extract', request: { params: jobIdParamsSchema }, ok: cancelResponseSchema, okDescription: 'Cancelled.' });
   route(registry, { method: 'post', path: '/v2/map', summary: 'List the URLs of a site', request: body(mapRequestSchema), ok: mapResponseSchema, okDescription: 'Links.' });
   registerMonitorRoutes(registry);
   route(registry, {

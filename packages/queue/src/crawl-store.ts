@@ -42,6 +42,8 @@ export interface CrawlRecord {
   retentionSec: number;
   /** Set when a monitor check runs this crawl or batch for one of its targets. */
   monitor?: CrawlMonitorLink;
+  /** Set on the internal batch scrape of an extract's pages: its end starts the extract's `finish` step. */
+  extract?: { extractId: string };
 }
 
 /**
@@ -157,6 +159,7 @@ export class CrawlStore {
         delayMs: crawl.delayMs, kickoff: crawl.kickoffDone ? '1' : '0', zdr: crawl.zeroDataRetention ? '1' : '0',
         retentionSec: crawl.retentionSec, seq: 0,
         ...(crawl.monitor ? { monitor: JSON.stringify(crawl.monitor) } : {}),
+        ...(crawl.extract ? { extract: crawl.extract.extractId } : {}),
     });
     // Separate commands: the crawl, team and index keys live in different Cluster slots. A crash
     // in between leaves a crawl the watchdog does not see yet; the caller's retry creates another.
@@ -189,6 +192,7 @@ export class CrawlStore {
       ...(h.error ? { error: h.error } : {}),
       retentionSec: n.retentionSec ?? 86_400,
       ...(h.monitor ? { monitor: JSON.parse(h.monitor) as CrawlMonitorLink } : {}),
+      ...(h.extract ? { extract: { extractId: h.extract } } : {}),
     };
   }
 

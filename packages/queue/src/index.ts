@@ -24,6 +24,7 @@ export {
   crawlParamsResultSchema,
   webhookJobSchema,
   monitorJobSchema,
+  extractJobSchema,
   admissionInfoSchema,
   bullPriority,
   parseJob,
@@ -35,6 +36,7 @@ export {
   type CrawlParamsResult,
   type WebhookJob,
   type MonitorJob,
+  type ExtractJob,
   type QueuePolicy,
   type JobPayload,
 } from './job-catalog.js';
@@ -79,6 +81,10 @@ export {
   type StartCheckOutcome,
 } from './monitor-store.js';
 export { MonitorScheduler, monitorCrawlEnded, nameUuid } from './monitor-scheduler.js';
+export {
+  ExtractStore, extractExpiresAt, queueExtractStart, extractBatchEnded,
+  type ExtractRecord, type NewExtract, type ExtractOutcome,
+} from './extract-store.js';
 export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
 export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';
 export { ClusterStats, readRedisMemory, QUEUE_JOB_STATES, type QueueJobState, type QueueStats, type RedisMemory } from './cluster-stats.js';

@@ -10,7 +10,7 @@ import {
  * and processors both go through it; a worker validates each payload with the schema when it picks a
  * job up (producer and consumer versions differ during a rolling deploy).
  */
-export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook', 'monitor'] as const;
+export const QUEUE_NAMES = ['scrape', 'browser', 'documents', 'crawl', 'webhook', 'monitor', 'extract'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 /** The queues whose jobs are scrapes (payload {@link ScrapeJob}), run under their team's concurrency group. */
 export const SCRAPE_QUEUE_NAMES = ['scrape', 'browser', 'documents'] as const satisfies readonly QueueName[];
@@ -173,6 +173,17 @@ export const monitorJobSchema = z.discriminatedUnion('kind', [
 ]);
 export type MonitorJob = z.infer<typeof monitorJobSchema>;
 
+/**
+ * Payload of an `extract` queue job: `start` expands the extract's URLs (`/*` through a map) and
+ * starts the internal batch scrape of its pages; `finish` runs the LLM over the scraped pages once
+ * that batch ended, merges and stores the result. The request itself lives in the ExtractStore record.
+ */
+export const extractJobSchema = z.discriminatedUnion('kind', [
+  z.object({ v: z.literal(1), kind: z.literal('start'), extractId: z.uuid(), teamId: z.string().min(1) }),
+  z.object({ v: z.literal(1), kind: z.literal('finish'), extractId: z.uuid(), teamId: z.string().min(1) }),
+]);
+export type ExtractJob = z.infer<typeof extractJobSchema>;
+
 /** Retry and retention policy of a queue. */
 export interface QueuePolicy {
   /** Attempts including the first; retryable errors only. */
@@ -213,6 +224,12 @@ export const JOB_CATALOG = {
   },
   /** Monitor checks (from BullMQ job schedulers or manual runs) and their completion; `http` role. */
   monitor: { payload: monitorJobSchema, policy: { attempts: 5, backoffMs: 1000, retentionSec: 3600 } },
+  /**
+   * Extract jobs (`http` role, TRAWL_EXTRACT_CONCURRENCY): a `start` maps and seeds, a `finish` waits
+   * on the LLM for every page. An unreachable LLM (LLM_ERROR) is retried with backoff: 3 attempts from
+   * 5 s (the client's own retries inside each) span about 15 s before the extract fails.
+   */
+  extract: { payload: extractJobSchema, policy: { attempts: 3, backoffMs: 5000, retentionSec: 3600 } },
 } satisfies Record<QueueName, { payload: z.ZodType; policy: QueuePolicy }>;
 
 /** BullMQ priority (lower runs first) of a priority class. */

@@ -8,6 +8,7 @@ import type { CrawlNotifier } from './crawl-coordinator.js';
 import { CrawlStore } from './crawl-store.js';
 import { CreditLedger } from './credit-ledger.js';
 import { DocumentBodyStore } from './document-body-store.js';
+import { ExtractStore, extractBatchEnded } from './extract-store.js';
 import { JobCancellations } from './job-cancellations.js';
 import { JobDispatcher } from './job-dispatcher.js';
 import { MonitorScheduler, monitorCrawlEnded } from './monitor-scheduler.js';
@@ -80,6 +81,8 @@ export interface QueueStack {
   notify: CrawlNotifier;
   webhooks: WebhookSender;
   monitors: MonitorStore;
+  /** Extract records (`POST /v2/extract`). */
+  extracts: ExtractStore;
   monitorScheduler: MonitorScheduler;
   documentBodies: DocumentBodyStore;
   profiles: ProfileStore;
@@ -111,10 +114,16 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
   const notify = webhookCrawlNotifier(webhooks, opts.onWebhookError);
   const monitorScheduler = new MonitorScheduler(queues);
+  const monitorEnded = monitorCrawlEnded(monitorScheduler);
+  const extractEnded = extractBatchEnded(queues);
   const coordinator = new CrawlCoordinator(crawls, dispatcher, queues, notify, {
     ...(opts.crawlStaleAfterMs !== undefined ? { staleAfterMs: opts.crawlStaleAfterMs } : {}),
-    // Whoever ends a monitor target's crawl (a cancel in the API, its last page in a worker) tells its check.
-    onEnded: monitorCrawlEnded(monitorScheduler),
+    // Whoever ends a monitor target's crawl or an extract's batch (a cancel in the API, its last page
+    // in a worker, the watchdog) tells the check, or starts the extract's finish step.
+    onEnded: async (crawl) => {
+      await monitorEnded(crawl);
+      await extractEnded(crawl);
+    },
   });
   return {
     redis, keys, queues, admission, dispatcher, crawls, coordinator, notify, webhooks, monitorScheduler,
@@ -124,6 +133,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
     tokens: new TokenLedger(redis, keys),
     cancellations: new JobCancellations(redis, keys),
     monitors: new MonitorStore(redis, keys),
+    extracts: new ExtractStore(redis, keys),
     documentBodies: new DocumentBodyStore(redis, keys),
     profiles: new ProfileStore(redis, keys),
     changes: new ChangeStore(redis, keys),

@@ -48,6 +48,7 @@
  * | `<p>:{m:ID}:check:<checkId>:pages:<status>` | list of indexes into `pages` of the pages with that status | MonitorStore |
  * | `<p>:{m:ID}:check:<checkId>:done` | set of target ids whose crawl or batch ended | MonitorStore |
  * | `<p>:{t:ID}:monitors` | zset monitorId -> created time (ms): the team's monitors | MonitorStore |
+ * | `<p>:{x:ID}:extract` | hash: teamId, status, request, urls, pages, createdAt, completedAt, retentionSec, zdr, batchId, startWarnings, data, sources, error, warning, tokensUsed, creditsUsed, once:*; expires (creation + retention, end + retention) | ExtractStore |
  * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
  */
 export class RedisKeys {
@@ -160,6 +161,10 @@ export class RedisKeys {
   }
   teamMonitors(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:monitors`;
+  }
+  /** An extract's record (`{x:<id>}`: its own slot). */
+  extract(extractId: string): string {
+    return `${this.prefix}:{x:${extractId}}:extract`;
   }
   /** BullMQ prefix: a hash tag keeps each queue's keys in one Cluster slot, as BullMQ requires. */
   bullPrefix(): string {
