@@ -205,13 +205,15 @@ describe('LLM formats through the cluster', () => {
     expect(second.body.data.metadata.creditsUsed).toBe(5);
   });
 
-  it('the LLM down: the scrape succeeds with the other formats, json is null and the warning says why', async () => {
+  it('the LLM down: the scrape succeeds with the other formats, json and summary are null and the warning says why', async () => {
     llm.setMode('down');
-    const r = await scrape('/p/product', { formats: ['markdown', { type: 'json', schema: productSchema }] });
+    const r = await scrape('/p/product', { formats: ['markdown', { type: 'json', schema: productSchema }, 'summary'] });
     expect(r.status).toBe(200);
     expect(r.body.data.markdown).toContain('costs 12 EUR');
     expect(r.body.data.json).toBeNull();
+    expect(r.body.data.summary).toBeNull();
     expect(r.body.data.warning).toMatch(/json not produced: the LLM failed \(unavailable/);
+    expect(r.body.data.warning).toMatch(/summary not produced: the LLM failed \(unavailable/);
   });
 
   it('the official SDK: scrape with a json format', async () => {

@@ -80,7 +80,7 @@ export const documentSchema = z
     screenshot: z.string().optional(),
     /** LLM extraction result (shape given by the requested schema). */
     json: z.unknown().optional(),
-    summary: z.string().optional(),
+    summary: z.string().nullable().optional(),
     answer: z.string().nullable().optional(),
     highlights: z.string().nullable().optional(),
     branding: brandingSchema.nullable().optional(),

@@ -11,11 +11,12 @@ export function summaryTransformer(llm: Llm | undefined): DocumentTransformer {
     converts: { markdown: true },
     credits: (request) => llmCredits(request, llm, 'summary'),
     async run(input, document) {
-      // Document.summary is a string: a failed summary is left out (with the warning) rather than null.
+      // Like every AI field: null (with the warning saying why) when it could not be produced.
+      document.summary = null;
       if (!llm) return noLlmWarning(document, 'summary');
       const result = await runLlmFormat(input, document, 'summary', (call) => summarize(llm, { ...call, markdown: input.converted.markdown ?? '' }));
       if (!result) return;
-      if (result.summary !== null) document.summary = result.summary;
+      document.summary = result.summary;
       if (result.warning) appendWarning(document, result.warning);
     },
   };
