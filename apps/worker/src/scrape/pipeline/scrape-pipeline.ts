@@ -88,8 +88,12 @@ export class ScrapePipeline {
           // A team disabled while its job waited: the job fails without contacting anything (jobs
           // already running when it was disabled finish).
           if (await d.teams.isDisabled(ctx.job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
-          // A crawl spends credits page by page: stop before fetching once the team has none left.
-          if (ctx.job.crawl) await d.credits.ensureAvailable(ctx.job.teamId, 1);
+          // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
+          // page and its formats (the LLM formats add theirs).
+          if (ctx.job.crawl) {
+            const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(ctx.request)), { lockdown: ctx.request.lockdown });
+            await d.credits.ensureAvailable(ctx.job.teamId, cost);
+          }
         },
       },
       {
