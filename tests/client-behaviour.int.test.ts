@@ -59,6 +59,10 @@ describe('target failures answer 500 with their code', () => {
     expect(failure).toMatchObject({ status: 500, code: 'SCRAPE_CONNECTION_REFUSED' });
     // A 502 would have been sent three times (the SDK's own retries, 0.5 s then 1 s apart).
     expect(hits).toEqual(['POST /v2/scrape']);
+    // The metrics mark it a target failure: alerts on server errors leave it out.
+    const metrics = (await cluster.call('GET', '/metrics', { key: null })).body.text as string;
+    const line = metrics.split('\n').find((l) => l.startsWith('trawl_http_request_duration_seconds_count{') && l.includes('route="/v2/scrape"') && l.includes('status="500"'));
+    expect(line).toContain('fault="target"');
   });
 });
 

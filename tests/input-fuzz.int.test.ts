@@ -91,6 +91,7 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/team/credit-usage', key: 'api' },
   { method: 'GET', path: '/v2/team/token-usage', key: 'api' },
   { method: 'GET', path: '/v2/team/token-usage/historical', key: 'api', query: ['byApiKey'] },
+  { method: 'GET', path: '/v2/team/credit-usage/historical', key: 'api', query: ['byApiKey'] },
   { method: 'GET', path: '/v2/team/queue-status', key: 'api' },
   { method: 'GET', path: '/v2/concurrency-check', key: 'api' },
   { method: 'POST', path: '/admin/teams', key: 'admin', body: 'json', fields: TEAM_FIELDS, base: { name: 'fuzz' } },

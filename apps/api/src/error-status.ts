@@ -67,6 +67,22 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNKNOWN_ERROR: 500,
 };
 
+/**
+ * The codes of a failed target site (500 in {@link ERROR_STATUS}): the HTTP metrics label them
+ * `fault="target"`, so alerts on the API's own server errors leave them out.
+ */
+export const TARGET_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'SCRAPE_DNS_RESOLUTION_ERROR',
+  'SCRAPE_CONNECTION_REFUSED',
+  'SCRAPE_TLS_ERROR',
+  'SCRAPE_TOO_LARGE',
+  'SCRAPE_TOO_MANY_REDIRECTS',
+  'SCRAPE_FAILED',
+  'SCRAPE_HTTP_ERROR',
+  'SCRAPE_BROWSER_CRASHED',
+  'SCRAPE_PAGE_CRASHED',
+]);
+
 /** Fixed client-facing messages the spec gives for some statuses. */
 export const SPEC_MESSAGES: Partial<Record<ErrorCode, string>> = {
   INSUFFICIENT_CREDITS: 'Payment required to access this resource.',

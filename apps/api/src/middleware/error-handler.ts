@@ -54,6 +54,7 @@ export function errorHandler(): ErrorRequestHandler {
       te = new TrawlError('UNKNOWN_ERROR', SPEC_MESSAGES.UNKNOWN_ERROR!, { details: { errorId } });
     }
     const status = ERROR_STATUS[te.code];
+    locals(res).errorCode = te.code;
     if (status >= 500 && !errorId) log.warn({ code: te.code, details: te.details }, 'request failed');
     if (res.headersSent) return;
     // Every "try again later" says when: the limiter's own figure, else one second.
