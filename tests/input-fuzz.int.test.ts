@@ -72,6 +72,7 @@ const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/v2/crawl', key: 'api', body: 'json', fields: CRAWL_FIELDS, base: { url: URL_OK } },
   { method: 'POST', path: '/v2/crawl/params-preview', key: 'api', body: 'json', fields: ['url', 'prompt'], base: { url: URL_OK } },
   { method: 'GET', path: '/v2/crawl/active', key: 'api' },
+  { method: 'GET', path: '/v2/crawl/ongoing', key: 'api' },
   { method: 'GET', path: '/v1/crawl/active', key: 'api' },
   { method: 'GET', path: '/v2/crawl/:id', key: 'api', query: ['skip', 'limit'] },
   { method: 'GET', path: '/v2/crawl/:id/errors', key: 'api' },
