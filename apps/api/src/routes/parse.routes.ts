@@ -2,10 +2,10 @@ import { Router, type Request } from 'express';
 import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
+import { MAX_PARSE_FILE_BYTES, TrawlError, joinWarnings, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepthExceeds } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService, StoredUpload } from '../services/scrape.service.js';
@@ -145,6 +145,7 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
     const { options, upload } = await readUpload(req, deps, 360);
     if (!upload) throw new TrawlError('BAD_REQUEST', 'The request has no `file` part');
     let request: ScrapeRequest;
+    let ignoredWarning: string | undefined;
     try {
       if (upload.size === 0) throw new TrawlError('BAD_REQUEST', 'The file is empty');
       let raw: unknown = {};
@@ -159,7 +160,9 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
           throw new TrawlError('BAD_REQUEST_INVALID_JSON', 'The options part is not valid JSON');
         }
       }
-      request = { ...parseOrThrow(parseRequestSchema, raw), url: uploadSourceUrl(upload.filename) };
+      const parsed = parseBodyOrThrow(parseRequestSchema, 'parse', raw);
+      request = { ...parsed.data, url: uploadSourceUrl(upload.filename) };
+      ignoredWarning = parsed.warning;
     } catch (err) {
       await deps.documentBodies.delete(upload.jobId);
       throw err;
@@ -169,7 +172,8 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
       if (!res.writableFinished) clientGone.abort();
     });
     const { document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal });
-    res.json({ success: true, data: document });
+    const warning = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, ignoredWarning);
+    res.json({ success: true, data: warning === undefined ? document : { ...document, warning } });
   });
   return router;
 }
