@@ -11,6 +11,7 @@ import { imagesTransformer } from './images.transformer.js';
 import { jsonTransformer } from './json.transformer.js';
 import { linksTransformer } from './links.transformer.js';
 import { markdownTransformer } from './markdown.transformer.js';
+import { pagesTransformer } from './pages.transformer.js';
 import { questionTransformer } from './question.transformer.js';
 import { rawBase64Transformer } from './raw-base64.transformer.js';
 import { rawHtmlTransformer } from './raw-html.transformer.js';
@@ -43,6 +44,7 @@ export function documentTransformers(deps: TransformerDeps): readonly DocumentTr
     imagesTransformer,
     attributesTransformer,
     rawBase64Transformer,
+    pagesTransformer,
     screenshotTransformer,
     jsonTransformer(deps.llm),
     summaryTransformer(deps.llm),
