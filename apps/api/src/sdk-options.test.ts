@@ -3,7 +3,7 @@ import type {
   BatchScrapeOptions, CrawlOptions, FirecrawlClient, MapOptions, ParseOptions, ScrapeOptions,
 } from '@mendable/firecrawl-js';
 import {
-  batchScrapeRequestSchema, crawlRequestSchema, extractRequestSchema, mapRequestSchema, parseRequestSchema, scrapeRequestSchema,
+  batchScrapeRequestSchema, createMonitorRequestSchema, crawlRequestSchema, extractRequestSchema, mapRequestSchema, parseRequestSchema, scrapeRequestSchema,
 } from '@trawl/api-schema';
 import { parseBodyOrThrow } from './middleware/validate.js';
 
@@ -198,5 +198,9 @@ describe('options the 4.x SDK sends', () => {
     expect(parseBodyOrThrow(scrapeRequestSchema, 'scrape', { url: 'https://example.com/', proxy: 'stealth' }).data.proxy).toBe('enhanced');
     expect(parseBodyOrThrow(batchScrapeRequestSchema, 'batch', { urls: ['https://example.com/'], proxy: 'stealth' }).data.proxy).toBe('enhanced');
     expect(parseBodyOrThrow(crawlRequestSchema, 'crawl', { url: 'https://example.com/', scrapeOptions: { proxy: 'stealth' } }).data.scrapeOptions.proxy).toBe('enhanced');
+    const monitor = createMonitorRequestSchema.parse({
+      name: 'm', schedule: { cron: '*/30 * * * *' }, targets: [{ type: 'scrape', urls: ['https://example.com/'], scrapeOptions: { proxy: 'stealth' } }],
+    });
+    expect(monitor.targets[0]).toMatchObject({ scrapeOptions: { proxy: 'enhanced' } });
   });
 });
