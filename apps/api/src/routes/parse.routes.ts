@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { MAX_PARSE_FILE_BYTES, TrawlError, joinWarnings, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
+import { MAX_PARSE_FILE_BYTES, TrawlError, joinWarnings, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepthExceeds } from '../middleware/json-body.js';
 import { parseBodyOrThrow } from '../middleware/validate.js';
@@ -160,6 +160,10 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
           throw new TrawlError('BAD_REQUEST_INVALID_JSON', 'The options part is not valid JSON');
         }
       }
+      const unsupported = parseUnsupportedOptions(raw);
+      if (unsupported.length > 0) {
+        throw new TrawlError('PARSE_UNSUPPORTED_OPTIONS', `Parse does not support these options (they need a live page): ${unsupported.join(', ')}`, { details: { options: unsupported } });
+      }
       const parsed = parseBodyOrThrow(parseRequestSchema, 'parse', raw);
       request = { ...parsed.data, url: uploadSourceUrl(upload.filename) };
       ignoredWarning = parsed.warning;
@@ -171,9 +175,22 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal });
+    let document: Awaited<ReturnType<ScrapeService['parse']>>['document'];
+    try {
+      ({ document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal }));
+    } catch (err) {
+      // A file no reader takes is the client's file type, not a page's content.
+      if (err instanceof TrawlError && err.code === 'SCRAPE_UNSUPPORTED_CONTENT') {
+        throw new TrawlError('UNSUPPORTED_FILE_TYPE', err.message, { details: { ...err.details, filename: upload.filename } });
+      }
+      throw err;
+    }
+    // The source of an upload is its file name.
     const warning = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, ignoredWarning);
-    res.json({ success: true, data: warning === undefined ? document : { ...document, warning } });
+    res.json({
+      success: true,
+      data: { ...document, ...(warning !== undefined ? { warning } : {}), metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } },
+    });
   });
   return router;
 }
