@@ -10,6 +10,7 @@ export {
   MAX_PATH_PATTERNS_PROGRAM_SIZE,
   type PathPatternCheck,
 } from './path-pattern.js';
+export { ignoredOptionsOf, ignoredOptionsWarning, joinWarnings, splitExperimentalKeys, type IgnorableBodyKind } from './ignored-options.js';
 export { toValidationIssues, describeValidationIssues, unrecognizedKeyText, validationErrorText, type ValidationIssue } from './validation-issues.js';
 export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, jsonDepthExceeds, metadataSchema } from './bounded-json.js';
 export { MAX_REQUEST_HEADERS, requestHeadersSchema } from './request-headers.js';

@@ -2,10 +2,10 @@ import { Router, type Request } from 'express';
 import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
+import { MAX_PARSE_FILE_BYTES, TrawlError, joinWarnings, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepthExceeds } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService, StoredUpload } from '../services/scrape.service.js';
@@ -145,6 +145,7 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
     const { options, upload } = await readUpload(req, deps, 360);
     if (!upload) throw new TrawlError('BAD_REQUEST', 'The request has no `file` part');
     let request: ScrapeRequest;
+    let ignoredWarning: string | undefined;
     try {
       if (upload.size === 0) throw new TrawlError('BAD_REQUEST', 'The file is empty');
       let raw: unknown = {};
@@ -163,7 +164,9 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
       if (unsupported.length > 0) {
         throw new TrawlError('PARSE_UNSUPPORTED_OPTIONS', `Parse does not support these options (they need a live page): ${unsupported.join(', ')}`, { details: { options: unsupported } });
       }
-      request = { ...parseOrThrow(parseRequestSchema, raw), url: uploadSourceUrl(upload.filename) };
+      const parsed = parseBodyOrThrow(parseRequestSchema, 'parse', raw);
+      request = { ...parsed.data, url: uploadSourceUrl(upload.filename) };
+      ignoredWarning = parsed.warning;
     } catch (err) {
       await deps.documentBodies.delete(upload.jobId);
       throw err;
@@ -183,7 +186,11 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
       throw err;
     }
     // The source of an upload is its file name.
-    res.json({ success: true, data: { ...document, metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } } });
+    const warning = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, ignoredWarning);
+    res.json({
+      success: true,
+      data: { ...document, ...(warning !== undefined ? { warning } : {}), metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } },
+    });
   });
   return router;
 }
