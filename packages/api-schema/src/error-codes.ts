@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   SCRAPE_BLOCKED_TARGET: 'The target resolves to a loopback, private, link-local or metadata address.',
   SCRAPE_INVALID_URL: 'The URL cannot be scraped (bad scheme, no host).',
   SCRAPE_UNSUPPORTED_CONTENT: 'The target answered with content this deployment cannot convert yet.',
+  PARSE_UNSUPPORTED_OPTIONS: '`POST /v2/parse` was sent options that need a live page (waitFor, actions, location, mobile, cache options, a proxy other than basic/auto, page-only formats); `details.options` names them.',
+  UNSUPPORTED_FILE_TYPE: 'A file given to `POST /v2/parse` is of a type this deployment cannot parse; `details.filename` names it.',
   DOCUMENT_ENCRYPTED: 'The document is password-protected (or its encryption is unsupported); Trawl cannot read it.',
   DOCUMENT_CORRUPT: 'The document is damaged, truncated or not the format its type or magic bytes claim; `details.format` names the format.',
   DOCUMENT_TOO_LARGE: 'The document exceeds a limit: file size, decompressed size (a decompression bomb), cells, or memory; `details.limit` names it.',

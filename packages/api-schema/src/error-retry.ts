@@ -48,6 +48,8 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   SCRAPE_BLOCKED_TARGET: 'never',
   SCRAPE_INVALID_URL: 'never',
   SCRAPE_UNSUPPORTED_CONTENT: 'never',
+  PARSE_UNSUPPORTED_OPTIONS: 'never',
+  UNSUPPORTED_FILE_TYPE: 'never',
   DOCUMENT_ENCRYPTED: 'never',
   DOCUMENT_CORRUPT: 'never',
   DOCUMENT_TOO_LARGE: 'never',

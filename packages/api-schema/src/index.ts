@@ -61,7 +61,7 @@ export {
   type ScrapeRequestInput,
   type ScrapeRequest,
 } from './scrape-request.js';
-export { MAX_PARSE_FILE_BYTES, parseRequestSchema, uploadSourceUrl, type ParseRequest, type ParseRequestInput } from './parse-request.js';
+export { MAX_PARSE_FILE_BYTES, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ParseRequest, type ParseRequestInput } from './parse-request.js';
 export {
   CAPABILITIES,
   BROWSER_CAPABILITIES,

@@ -24,6 +24,7 @@ describe('buildOpenApiDocument', () => {
       '/v2/concurrency-check',
       '/v2/crawl',
       '/v2/crawl/active',
+      '/v2/crawl/ongoing',
       '/v2/crawl/params-preview',
       '/v2/crawl/{id}',
       '/v2/crawl/{id}/errors',

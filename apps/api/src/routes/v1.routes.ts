@@ -96,8 +96,8 @@ export function v1Routes(deps: V1RoutesDeps): Router {
 
   router.post('/v1/map', api, body, async (req, res) => {
     const request = parseOrThrow(v1MapRequestSchema, req.body);
-    const { links } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone(res) });
-    res.json({ success: true, links: v1MapLinks(links) });
+    const { links, warning } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone(res) });
+    res.json({ success: true, links: v1MapLinks(links), ...(warning !== undefined ? { warning } : {}) });
   });
 
   router.post('/v1/extract', api, body, async (req, res) => {
