@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import {
   TrawlError, batchScrapeRequestSchema, crawlParamsPreviewRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
-  toValidationIssues, type CrawlParamsPreviewRequest,
+  toValidationIssues, v1RecordScrapeOptions, type CrawlParamsPreviewRequest,
 } from '@trawl/api-schema';
 import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
@@ -9,7 +9,6 @@ import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { CrawlService, CrawlStatusPage } from '../services/crawl.service.js';
-import { v1ScrapeOptions } from './v1-scrape-options.js';
 
 export interface CrawlRoutesDeps {
   crawls: CrawlService;
@@ -56,7 +55,7 @@ function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unkn
     teamId: r.teamId,
     url: r.url,
     created_at: new Date(r.createdAt).toISOString(),
-    options: version === 'v1' ? { ...options, scrapeOptions: v1ScrapeOptions(so) } : { ...options, scrapeOptions: so },
+    options: version === 'v1' ? { ...options, scrapeOptions: v1RecordScrapeOptions(so) } : { ...options, scrapeOptions: so },
   };
 }
 
