@@ -113,6 +113,7 @@ const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/v1/extract', key: 'api', body: 'json', fields: ['urls', 'prompt', 'schema', 'systemPrompt', 'includeSubdomains', 'scrapeOptions'], base: { urls: [URL_OK], prompt: 'fuzz' } },
   { method: 'GET', path: '/v1/extract/:id', key: 'api' },
   { method: 'GET', path: '/v1/team/credit-usage', key: 'api' },
+  { method: 'GET', path: '/v1/team/credit-usage/historical', key: 'api', query: ['byApiKey'] },
   { method: 'GET', path: '/v1/team/token-usage', key: 'api' },
   { method: 'GET', path: '/v1/team/token-usage/historical', key: 'api', query: ['byApiKey'] },
   { method: 'GET', path: '/v1/team/queue-status', key: 'api' },

@@ -109,7 +109,10 @@ describe('SDK 1.29.3 scrapeUrl', () => {
     expect((bad as FirecrawlError).message).toMatch(/^Failed to scrape URL\. Status code: 400\. Error: .+jsonOptions/);
 
     const raw = await app.scrapeUrl(site.url('/widget'), { waitFor: 40_000, timeout: 60_000 }).catch((e: unknown) => e);
-    expect((raw as FirecrawlError).message).toContain('at most half of timeout');
+    expect((raw as FirecrawlError).message).toContain('waitFor must not exceed half of timeout');
+
+    const unknown = await cluster.call('POST', '/v1/scrape', { body: { url: site.url('/widget'), bogus: 1 } });
+    expect([unknown.status, unknown.body.error]).toEqual([400, 'Unrecognized key in body -- please review the v1 API documentation for request body changes']);
 
     const dead = 'http://127.0.0.1:9/';
     const v2 = await cluster.call('POST', '/v2/scrape', { body: { url: dead } });

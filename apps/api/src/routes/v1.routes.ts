@@ -55,7 +55,7 @@ export function v1Routes(deps: V1RoutesDeps): Router {
   const base = (req: Request) => publicBase(req, deps.publicUrl);
 
   router.post('/v1/scrape', api, body, async (req, res) => {
-    const request = parseOrThrow(v1ScrapeRequestSchema, req.body);
+    const request = parseOrThrow(v1ScrapeRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
     const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone(res) });
     const data = v1Document(document, { jsonKeys: v1JsonKeys(v1Formats(req.body)) });
     res.json({ success: true, data, ...(typeof data.warning === 'string' ? { warning: data.warning } : {}) });
@@ -66,7 +66,7 @@ export function v1Routes(deps: V1RoutesDeps): Router {
   });
 
   router.post('/v1/batch/scrape', api, body, async (req, res) => {
-    const request = parseOrThrow(v1BatchScrapeRequestSchema, req.body);
+    const request = parseOrThrow(v1BatchScrapeRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
     const out = await deps.crawls.startBatch(teamOf(res), request, { idempotencyKey: req.get('x-idempotency-key') || undefined });
     res.json({ success: true, id: out.id, url: `${base(req)}/v1/batch/scrape/${out.id}`, ...(out.invalidURLs?.length ? { invalidURLs: out.invalidURLs } : {}) });
   });
@@ -95,13 +95,13 @@ export function v1Routes(deps: V1RoutesDeps): Router {
   });
 
   router.post('/v1/map', api, body, async (req, res) => {
-    const request = parseOrThrow(v1MapRequestSchema, req.body);
+    const request = parseOrThrow(v1MapRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
     const { links, warning } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone(res) });
     res.json({ success: true, links: v1MapLinks(links), ...(warning !== undefined ? { warning } : {}) });
   });
 
   router.post('/v1/extract', api, body, async (req, res) => {
-    const request = parseOrThrow(v1ExtractRequestSchema, req.body);
+    const request = parseOrThrow(v1ExtractRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
     const out = await deps.extracts.start(teamOf(res), request);
     res.json({ success: true, id: out.id, ...(out.invalidURLs ? { invalidURLs: out.invalidURLs } : {}) });
   });

@@ -62,7 +62,7 @@ describe('v1 scrape request -> v2', () => {
 
   it('keeps every v2 rule (checked once, after the translation)', () => {
     const half = v1ScrapeRequestSchema.safeParse({ url: URL_, waitFor: 20000, timeout: 30000 });
-    expect(half.error?.issues.map((i) => i.message).join()).toContain('at most half of timeout');
+    expect(half.error?.issues.map((i) => i.message).join()).toContain('waitFor must not exceed half of timeout');
     const badType = v1ScrapeRequestSchema.safeParse({ url: URL_, timeout: 'soon' });
     expect(badType.error?.issues.map((i) => i.path.join('.'))).toEqual(['timeout']);
     expect(v1ScrapeRequestSchema.safeParse({ url: 'ftp://example.com' }).success).toBe(false);
