@@ -151,8 +151,10 @@ describe('1.x SDK crawl methods against /v1/crawl', () => {
       watcher.addEventListener('document', (e) => {
         docs.push((e as CustomEvent).detail);
       });
+      const closed = new Promise((resolve) => (watcher as unknown as { ws: WebSocket }).ws.addEventListener('close', resolve));
       const end = await watchEnd(watcher);
       expect(end).toMatchObject({ type: 'done', detail: { status: 'completed' } });
+      await closed;
       expect(paths(docs)).toEqual(s.reachable().sort());
       expect(docs.every((d) => typeof d.markdown === 'string')).toBe(true);
       // The watcher parses every close reason: an empty one makes it log a JSON error.
