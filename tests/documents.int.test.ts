@@ -239,7 +239,7 @@ describe('POST /v2/parse', () => {
     expect(r.status).toBe(200);
     expect(scrapeResponseSchema.safeParse(r.body).error?.issues ?? []).toEqual([]);
     expect(r.body.data.markdown).toMatch(/^#+ Quarterly Fixture Report/m);
-    expect(r.body.data.metadata).toMatchObject({ numPages: 3, totalPages: 3, creditsUsed: 3, sourceURL: 'file:///Q3%20report.pdf' });
+    expect(r.body.data.metadata).toMatchObject({ numPages: 3, totalPages: 3, creditsUsed: 3, sourceURL: 'Q3 report.pdf' });
   });
 
   it('parses an uploaded HTML file through the page pipeline', async () => {
@@ -268,7 +268,13 @@ describe('POST /v2/parse', () => {
     expect((await upload(Buffer.alloc(0), 'empty.pdf')).body.code).toBe('BAD_REQUEST');
     expect((await upload(REPORT, 'r.pdf', '{not json')).body.code).toBe('BAD_REQUEST_INVALID_JSON');
     const page = await upload(REPORT, 'r.pdf', { actions: [{ type: 'wait', milliseconds: 1 }] });
-    expect(page).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    expect(page).toMatchObject({ status: 400, body: { code: 'PARSE_UNSUPPORTED_OPTIONS', details: { options: ['actions'] } } });
+    const pageOnly = await upload(REPORT, 'r.pdf', { waitFor: 10, location: { country: 'DE' }, proxy: 'enhanced', formats: ['markdown', { type: 'screenshot' }] });
+    expect(pageOnly).toMatchObject({ status: 400, body: { code: 'PARSE_UNSUPPORTED_OPTIONS', details: { options: ['waitFor', 'location', 'proxy', 'formats[1]:screenshot'] } } });
+    expect((await upload(REPORT, 'r.pdf', { proxy: 'basic' })).status).toBe(200);
+    // A legacy binary Word file (OLE compound header): no reader takes it.
+    const legacy = await upload(Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(2048, 0)]), 'old.doc');
+    expect(legacy).toMatchObject({ status: 415, body: { code: 'UNSUPPORTED_FILE_TYPE', details: { filename: 'old.doc' } } });
     const big = await upload(Buffer.alloc(3 * 1024 * 1024, 1), 'big.pdf');
     expect(big).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
     const json = await cluster.call('POST', '/v2/parse', { body: { file: 'x' } });

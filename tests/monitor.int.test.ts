@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Firecrawl as FirecrawlClient } from '@mendable/firecrawl-js';
+import { monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCheckResponseSchema } from '@trawl/api-schema';
 import { MonitorScheduler, RedisKeys, nameUuid } from '@trawl/queue';
 import { FixtureSite } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
@@ -247,12 +248,24 @@ describe('monitors', () => {
     });
     expect(monitor.schedule).toMatchObject({ cron: farCron, timezone: 'UTC' });
     const targetId = monitor.targets[0]!.id!;
-    const first = await fc.runMonitor(monitor.id);
+    // The run answer carries the check's id at the top level too.
+    const run = await cluster.call('POST', `/v2/monitor/${monitor.id}/run`, { body: {} });
+    expect(run.status).toBe(200);
+    expect(run.body.id).toBe(run.body.data.id);
+    monitorCheckResponseSchema.parse(run.body);
+    const first = run.body.data as { id: string };
     await jobs.checkFinished(first.id, [targetId]);
     const firstDetail = await fc.getMonitorCheck(monitor.id, first.id, { limit: 1 });
     expect(firstDetail.pages.map((p) => p.status)).toEqual(['new', 'new', 'new']);
     const page1 = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks/${first.id}?limit=1`);
-    expect(page1.body.data.next).toBe(`${cluster.api.url}/v2/monitor/${monitor.id}/checks/${first.id}?skip=1&limit=1`);
+    expect(page1.body.next).toBe(`${cluster.api.url}/v2/monitor/${monitor.id}/checks/${first.id}?skip=1&limit=1`);
+    expect(page1.body.data.next).toBe(page1.body.next);
+    monitorCheckDetailResponseSchema.parse(page1.body);
+    // The last page has no `next` at all (not null).
+    const last = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks/${first.id}?skip=2&limit=1`);
+    expect(last.body.data.pages).toHaveLength(1);
+    expect('next' in last.body).toBe(false);
+    expect('next' in last.body.data).toBe(false);
     expect(page1.body.data.targetResults).toEqual([{ targetId, type: 'crawl', crawlId: expect.any(String) }]);
 
     // /docs/b is no longer linked but still there: the crawl compares it anyway (hidden), unchanged.
@@ -272,6 +285,18 @@ describe('monitors', () => {
     expect(statuses(await fc.getMonitorCheck(monitor.id, third.id))).toEqual([['/docs', 'same', 'visible'], ['/docs/a', 'same', 'visible'], ['/docs/b', 'removed', 'hidden']]);
     await receiver.waitFor(() => receiver.ofCheck(third.id).length === 1);
     expect(receiver.ofCheck(third.id)[0].data[0]).toMatchObject({ status: 'removed', url: site.url('/docs/b'), checkId: third.id });
+
+    // The list of checks pages with a top-level `next`, omitted on the last page.
+    const checks1 = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks?limit=2`);
+    expect(checks1.body.data.map((c: { id: string }) => c.id)).toEqual([third.id, second.id]);
+    expect(checks1.body.next).toBe(`${cluster.api.url}/v2/monitor/${monitor.id}/checks?offset=2&limit=2`);
+    monitorCheckListResponseSchema.parse(checks1.body);
+    const checks2 = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks?offset=2&limit=2`);
+    expect(checks2.body.data.map((c: { id: string }) => c.id)).toEqual([first.id]);
+    expect('next' in checks2.body).toBe(false);
+    const exact = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks?limit=3`);
+    expect(exact.body.data).toHaveLength(3);
+    expect('next' in exact.body).toBe(false);
   });
 
   it('runs on its BullMQ job scheduler, which pause removes, resume restores and delete ends', async () => {

@@ -166,8 +166,8 @@ export const mapRequestSchema = z
     ignoreQueryParameters: z.boolean().default(true),
     /** Most links returned. Default 5000, max 100000. */
     limit: z.number().int().min(1).max(100_000).default(5_000),
-    /** Deadline of the whole map, ms. Default 60000. */
-    timeout: z.number().int().min(1_000).max(300_000).optional(),
+    /** Deadline of the whole map, ms: any positive number (the server's default when absent). */
+    timeout: z.number().positive().optional(),
     location: scrapeOptionsObjectSchema.shape.location,
     headers: requestHeadersSchema.optional(),
     threatProtection: scrapeOptionsObjectSchema.shape.threatProtection,
@@ -292,6 +292,7 @@ export const crawlStatusResponseSchema = z
     data: z.array(documentSchema),
     createdAt: z.string(),
     completedAt: z.string().optional(),
+    /** Seconds from creation to the end (with the end only). */
     duration: z.number().optional(),
     error: z.string().optional(),
   })
@@ -312,7 +313,12 @@ export const cancelResponseSchema = z.strictObject({ status: z.literal('cancelle
 export const activeCrawlsResponseSchema = z
   .strictObject({
     success: z.literal(true),
-    crawls: z.array(z.strictObject({ id: z.uuid(), teamId: z.string(), url: z.string(), options: z.record(z.string(), z.unknown()) })),
+    crawls: z.array(z.strictObject({
+      id: z.uuid(), teamId: z.string(), url: z.string(),
+      /** Start of the crawl, ISO 8601 with milliseconds. */
+      created_at: z.string(),
+      options: z.record(z.string(), z.unknown()),
+    })),
   })
   .meta({ id: 'ActiveCrawlsResponse' });
 
@@ -322,5 +328,7 @@ export const mapResponseSchema = z
     success: z.literal(true),
     id: z.uuid().optional(),
     links: z.array(z.strictObject({ url: z.string(), title: z.string().optional(), description: z.string().optional() })),
+    /** Set when the map timed out with some links found, or a deep path found at most one. */
+    warning: z.string().optional(),
   })
   .meta({ id: 'MapResponse' });

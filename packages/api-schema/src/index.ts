@@ -10,7 +10,7 @@ export {
   MAX_PATH_PATTERNS_PROGRAM_SIZE,
   type PathPatternCheck,
 } from './path-pattern.js';
-export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
+export { toValidationIssues, describeValidationIssues, unrecognizedKeyText, validationErrorText, type ValidationIssue } from './validation-issues.js';
 export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, jsonDepthExceeds, metadataSchema } from './bounded-json.js';
 export { MAX_REQUEST_HEADERS, requestHeadersSchema } from './request-headers.js';
 export {
@@ -61,7 +61,7 @@ export {
   type ScrapeRequestInput,
   type ScrapeRequest,
 } from './scrape-request.js';
-export { MAX_PARSE_FILE_BYTES, parseRequestSchema, uploadSourceUrl, type ParseRequest, type ParseRequestInput } from './parse-request.js';
+export { MAX_PARSE_FILE_BYTES, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ParseRequest, type ParseRequestInput } from './parse-request.js';
 export {
   CAPABILITIES,
   BROWSER_CAPABILITIES,
@@ -88,6 +88,8 @@ export { errorResponseSchema, type ErrorResponse } from './error-response.js';
 export { INVALID_JOB_ID_MESSAGE, jobIdSchema, jobIdParamsSchema } from './job-id.js';
 export {
   creditUsageResponseSchema,
+  creditUsageHistoricalResponseSchema,
+  type CreditUsageHistoricalResponse,
   UNLIMITED_USAGE,
   tokenUsageResponseSchema,
   tokenUsageHistoricalResponseSchema,

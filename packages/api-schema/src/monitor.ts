@@ -332,14 +332,17 @@ export const monitorCheckPageSchema = z
   })
   .meta({ id: 'MonitorCheckPage' });
 
-/** A check with one page of its pages; `next` is the URL of the following page of pages. */
+/** A check with one page of its pages; `next` is the URL of the following page of pages, omitted on the last. */
 export const monitorCheckDetailSchema = monitorCheckSchema
-  .extend({ pages: z.array(monitorCheckPageSchema), next: z.string().nullable() })
+  .extend({ pages: z.array(monitorCheckPageSchema), next: z.string().optional() })
   .meta({ id: 'MonitorCheckDetail' });
 
 const ok = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
+/** Absolute URL of the following page, omitted on the last. */
+const next = { next: z.string().optional() };
 export const monitorResponseSchema = ok(monitorSchema).meta({ id: 'MonitorResponse' });
 export const monitorListResponseSchema = ok(z.array(monitorSchema)).meta({ id: 'MonitorListResponse' });
-export const monitorCheckResponseSchema = ok(monitorCheckSchema).meta({ id: 'MonitorCheckResponse' });
-export const monitorCheckListResponseSchema = ok(z.array(monitorCheckSchema)).meta({ id: 'MonitorCheckListResponse' });
-export const monitorCheckDetailResponseSchema = ok(monitorCheckDetailSchema).meta({ id: 'MonitorCheckDetailResponse' });
+/** `POST /v2/monitor/:id/run`: the queued check, its `id` at the top level too. */
+export const monitorCheckResponseSchema = ok(monitorCheckSchema).extend({ id: z.string() }).meta({ id: 'MonitorCheckResponse' });
+export const monitorCheckListResponseSchema = ok(z.array(monitorCheckSchema)).extend(next).meta({ id: 'MonitorCheckListResponse' });
+export const monitorCheckDetailResponseSchema = ok(monitorCheckDetailSchema).extend(next).meta({ id: 'MonitorCheckDetailResponse' });

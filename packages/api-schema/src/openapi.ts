@@ -29,7 +29,7 @@ import { scrapeRequestSchema } from './scrape-request.js';
 import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
 import {
   concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema,
-  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema,
+  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema, creditUsageHistoricalResponseSchema,
 } from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
@@ -122,6 +122,7 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
   route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
   route(registry, { method: 'post', path: '/v2/crawl/params-preview', summary: 'The crawl options a natural-language prompt derives (the site is mapped first)', request: body(crawlParamsPreviewRequestSchema), ok: crawlParamsPreviewResponseSchema, okDescription: 'The derived options.' });
   route(registry, { method: 'get', path: '/v2/crawl/active', summary: 'Running crawls of the team', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });
+  route(registry, { method: 'get', path: '/v2/crawl/ongoing', summary: 'Running crawls of the team (same as /v2/crawl/active)', ok: activeCrawlsResponseSchema, okDescription: 'Active crawls.' });
   route(registry, { method: 'post', path: '/v2/batch/scrape', summary: 'Start (or append to) a batch scrape', request: body(batchScrapeRequestSchema), ok: batchStartResponseSchema, okDescription: 'The batch id and its status URL.' });
   for (const [path, what] of [['/v2/crawl', 'crawl'], ['/v2/batch/scrape', 'batch scrape']] as const) {
     route(registry, { method: 'get', path: `${path}/{id}`, summary: `Status and documents of a ${what} (100 a page; WebSocket upgrade streams it)`, request: { params: jobIdParamsSchema, query: crawlStatusQuerySchema }, ok: crawlStatusResponseSchema, okDescription: 'Status page.' });
@@ -136,9 +137,17 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
   route(registry, {
     method: 'get',
     path: '/v2/team/credit-usage',
-    summary: 'Credits left in the billing period',
+    summary: 'Credits left in the billing period (unlimited: a large number)',
     ok: creditUsageResponseSchema,
     okDescription: 'Credit usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/credit-usage/historical',
+    summary: 'Credits used per billing period, newest first',
+    request: { query: usageHistoryQuerySchema },
+    ok: creditUsageHistoricalResponseSchema,
+    okDescription: 'Credit usage per period.',
   });
   route(registry, {
     method: 'get',

@@ -44,12 +44,34 @@ export const parseRequestSchema = scrapeOptionsObjectSchema
   }))
   .meta({ id: 'ParseOptions' });
 
+/** Scrape options a parse refuses with `PARSE_UNSUPPORTED_OPTIONS`: they need a live page or a URL. */
+const PAGE_ONLY_OPTIONS = ['waitFor', 'mobile', 'actions', 'location', 'maxAge', 'minAge', 'storeInCache', 'lockdown', 'profile', 'threatProtection'] as const;
+
+/**
+ * Names of the options of a raw parse body that a parse cannot honour (page-only options, a proxy
+ * other than `basic`/`auto`, page-only formats as `formats[i]:<type>`); empty when there are none.
+ * Checked before the schema so the client learns which options to drop, by their names.
+ */
+export function parseUnsupportedOptions(raw: unknown): string[] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
+  const body = raw as Record<string, unknown>;
+  const out: string[] = PAGE_ONLY_OPTIONS.filter((k) => body[k] !== undefined);
+  if (body.proxy !== undefined && body.proxy !== 'basic' && body.proxy !== 'auto') out.push('proxy');
+  if (Array.isArray(body.formats)) {
+    body.formats.forEach((f: unknown, i) => {
+      const type = typeof f === 'string' ? f : typeof f === 'object' && f !== null ? (f as { type?: unknown }).type : undefined;
+      if (typeof type === 'string' && PAGE_ONLY_FORMATS.has(type)) out.push(`formats[${i}]:${type}`);
+    });
+  }
+  return out;
+}
+
 /** The parse options as sent by the client. */
 export type ParseRequestInput = z.input<typeof parseRequestSchema>;
 /** The parse options after parsing. */
 export type ParseRequest = z.output<typeof parseRequestSchema>;
 
-/** The `sourceURL` of an uploaded file: a `file:` URL of its name. */
+/** The URL a parse job carries for an uploaded file: a `file:` URL of its name (its `sourceURL` is the bare name). */
 export function uploadSourceUrl(filename: string): string {
   return `file:///${encodeURIComponent(filename)}`;
 }

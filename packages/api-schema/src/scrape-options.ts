@@ -163,7 +163,8 @@ export function checkScrapeOptions(options: WaitFields, ctx: z.RefinementCtx): v
     ctx.addIssue({
       code: 'custom',
       path: ['waitFor'],
-      message: `waitFor (${waitFor} ms) must be at most half of timeout (${timeout} ms)`,
+      // The hosted service's exact text: clients and test suites match on it.
+      message: 'waitFor must not exceed half of timeout',
     });
   }
   const actions = Array.isArray(options.actions) ? options.actions : undefined;

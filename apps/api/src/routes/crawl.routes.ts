@@ -25,7 +25,7 @@ export function publicBase(req: Request, publicUrl: string | undefined): string 
   return (publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
 }
 
-/** The status body of COMPAT.md; `next` only when more documents are stored right now. */
+/** The status body of COMPAT.md; `next` only when more documents are stored right now; `duration` in seconds. */
 export function statusBody(page: CrawlStatusPage, nextUrl: string | undefined): Record<string, unknown> {
   const r = page.record;
   return {
@@ -38,12 +38,15 @@ export function statusBody(page: CrawlStatusPage, nextUrl: string | undefined): 
     ...(nextUrl !== undefined ? { next: nextUrl } : {}),
     data: page.data,
     createdAt: new Date(r.createdAt).toISOString(),
-    ...(r.completedAt !== undefined ? { completedAt: new Date(r.completedAt).toISOString(), duration: r.completedAt - r.createdAt } : {}),
+    ...(r.completedAt !== undefined ? { completedAt: new Date(r.completedAt).toISOString(), duration: (r.completedAt - r.createdAt) / 1000 } : {}),
     ...(r.error !== undefined ? { error: r.error } : {}),
   };
 }
 
-/** The record of `GET /v2/crawl/active` (v2 options) or `GET /v1/crawl/active` (v1 scrape option names). */
+/**
+ * The record of `GET /v2/crawl/ongoing|active` (v2 options) or `GET /v1/crawl/active` (v1 scrape option
+ * names); `created_at` is ISO with milliseconds, as the hosted service sends it.
+ */
 function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unknown> {
   const { webhook: _webhook, scrapeOptions, ...options } = r.request as { webhook?: unknown; scrapeOptions?: Record<string, unknown> };
   const so = scrapeOptions ?? {};
@@ -51,6 +54,7 @@ function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unkn
     id: r.id,
     teamId: r.teamId,
     url: r.url,
+    created_at: new Date(r.createdAt).toISOString(),
     options: version === 'v1' ? { ...options, scrapeOptions: v1RecordScrapeOptions(so) } : { ...options, scrapeOptions: so },
   };
 }
@@ -109,6 +113,7 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
     const crawls = await deps.crawls.active(teamOf(res));
     res.json({ success: true, crawls: crawls.map((c) => activeRecord(c, version)) });
   };
+  router.get('/v2/crawl/ongoing', status, activeList('v2'));
   router.get('/v2/crawl/active', status, activeList('v2'));
   router.get('/v1/crawl/active', status, activeList('v1'));
   // The v1 name of the same list (the 1.x SDK has no method for it; the hosted service serves both).

@@ -16,8 +16,8 @@ export function mapRoutes(deps: { maps: MapService; limiter: RateLimiter; maxBod
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { id, links } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone.signal });
-    res.json({ success: true, id, links });
+    const { id, links, warning } = await deps.maps.map(teamOf(res), request, { clientGone: clientGone.signal });
+    res.json({ success: true, id, links, ...(warning !== undefined ? { warning } : {}) });
   });
   return router;
 }

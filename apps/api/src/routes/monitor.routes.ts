@@ -21,7 +21,10 @@ export interface MonitorRoutesDeps {
   publicUrl?: string;
 }
 
-/** Monitor endpoints (behind API-key auth). Every answer is `{success: true, data}` (the SDK requires it). */
+/**
+ * Monitor endpoints (behind API-key auth). Every answer is `{success: true, data}` (the SDK requires it);
+ * paged lists carry an absolute `next` URL at the top level, omitted on the last page.
+ */
 export function monitorRoutes(deps: MonitorRoutesDeps): Router {
   const router = Router();
   const api = rateLimit(deps.limiter, 'api');
@@ -56,22 +59,27 @@ export function monitorRoutes(deps: MonitorRoutesDeps): Router {
   router.post('/v2/monitor/:id/run', api, body, async (req, res) => {
     const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
     parseOrThrow(runMonitorRequestSchema, req.body ?? {});
-    res.json({ success: true, data: monitorCheckView(await monitors.run(teamOf(res), id)) });
+    const check = monitorCheckView(await monitors.run(teamOf(res), id));
+    // The check's id at the top level too (clients read `id` of the answer, the SDK reads `data`).
+    res.json({ success: true, id: check.id, data: check });
   });
   router.get('/v2/monitor/:id/checks', status, async (req, res) => {
     const { id } = parseOrThrow(monitorIdParamsSchema, req.params);
     const query = parseOrThrow(monitorListQuerySchema, req.query);
-    const checks = await monitors.checks(teamOf(res), id, query);
-    res.json({ success: true, data: checks.map(monitorCheckView) });
+    const { checks, nextOffset } = await monitors.checks(teamOf(res), id, query);
+    const next = nextOffset === undefined ? undefined : `${publicBase(req, deps.publicUrl)}/v2/monitor/${id}/checks?offset=${nextOffset}&limit=${query.limit}`;
+    res.json({ success: true, data: checks.map(monitorCheckView), ...(next !== undefined ? { next } : {}) });
   });
   router.get('/v2/monitor/:id/checks/:checkId', status, async (req, res) => {
     const { id, checkId } = parseOrThrow(monitorCheckParamsSchema, req.params);
     const query = parseOrThrow(monitorCheckQuerySchema, req.query);
     const page = await monitors.check(teamOf(res), id, checkId, query);
     const next = page.nextSkip === undefined
-      ? null
+      ? undefined
       : `${publicBase(req, deps.publicUrl)}/v2/monitor/${id}/checks/${checkId}?skip=${page.nextSkip}&limit=${query.limit}${query.status ? `&status=${query.status}` : ''}`;
-    res.json({ success: true, data: { ...monitorCheckView(page.check), pages: page.pages.map(monitorPageView), next } });
+    // `next` at the top level (and in `data`, where the SDK also looks), omitted when nothing follows.
+    const more = next !== undefined ? { next } : {};
+    res.json({ success: true, data: { ...monitorCheckView(page.check), pages: page.pages.map(monitorPageView), ...more }, ...more });
   });
   return router;
 }

@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
+import { MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ScrapeRequest } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, RateLimiter } from '@trawl/queue';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepthExceeds } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
@@ -159,6 +159,10 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
           throw new TrawlError('BAD_REQUEST_INVALID_JSON', 'The options part is not valid JSON');
         }
       }
+      const unsupported = parseUnsupportedOptions(raw);
+      if (unsupported.length > 0) {
+        throw new TrawlError('PARSE_UNSUPPORTED_OPTIONS', `Parse does not support these options (they need a live page): ${unsupported.join(', ')}`, { details: { options: unsupported } });
+      }
       request = { ...parseOrThrow(parseRequestSchema, raw), url: uploadSourceUrl(upload.filename) };
     } catch (err) {
       await deps.documentBodies.delete(upload.jobId);
@@ -168,8 +172,18 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal });
-    res.json({ success: true, data: document });
+    let document: Awaited<ReturnType<ScrapeService['parse']>>['document'];
+    try {
+      ({ document } = await deps.scrape.parse(team, request, upload, { log: locals(res).log, clientGone: clientGone.signal }));
+    } catch (err) {
+      // A file no reader takes is the client's file type, not a page's content.
+      if (err instanceof TrawlError && err.code === 'SCRAPE_UNSUPPORTED_CONTENT') {
+        throw new TrawlError('UNSUPPORTED_FILE_TYPE', err.message, { details: { ...err.details, filename: upload.filename } });
+      }
+      throw err;
+    }
+    // The source of an upload is its file name.
+    res.json({ success: true, data: { ...document, metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } } });
   });
   return router;
 }

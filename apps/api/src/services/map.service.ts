@@ -27,10 +27,11 @@ export class MapService {
     this.now = deps.now ?? Date.now;
   }
 
-  async map(team: Team, request: MapRequest, opts: { clientGone?: AbortSignal } = {}): Promise<{ id: string; links: unknown[] }> {
+  async map(team: Team, request: MapRequest, opts: { clientGone?: AbortSignal } = {}): Promise<{ id: string; links: unknown[]; warning?: string }> {
     await this.deps.credits.ensureAvailable(team.id, 1);
     const jobId = randomUUID();
-    const timeout = request.timeout ?? this.deps.defaultTimeoutMs;
+    // Any positive timeout is taken; whole ms, and within what a timer can wait.
+    const timeout = Math.min(Math.ceil(request.timeout ?? this.deps.defaultTimeoutMs), MAX_TIMER_MS - this.deps.graceMs);
     const job: CrawlQueueJob = {
       v: 1, kind: 'map', jobId, teamId: team.id, request, deadline: this.now() + timeout,
     };
@@ -48,10 +49,26 @@ export class MapService {
     if (!result) {
       // A map that overran its budget (or never started) stops now rather than for nobody.
       await this.deps.cancellations.cancel(jobId);
-      throw new TrawlError('MAP_TIMEOUT', `Map timed out after ${timeout} ms`, { details: { timeoutMs: timeout } });
+      throw new TrawlError('MAP_TIMEOUT', `The map operation timed out after ${timeout} ms before any URL was found`, { details: { timeoutMs: timeout } });
     }
     await this.deps.results.delete(jobId);
     if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
-    return { id: jobId, links: (result.outcome.document.links as unknown[]) ?? [] };
+    const links = (result.outcome.document.links as unknown[]) ?? [];
+    const warnings = [result.outcome.document.warning, deepPathWarning(request.url, links.length)].filter((w): w is string => typeof w === 'string');
+    return { id: jobId, links, ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}) };
   }
+}
+
+/** Longest delay a Node timer takes, ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A map started below the site's root (`https://site/docs/a/b`) that found at most one URL: the
+ * links of a deep page say little about the site, its base domain says more.
+ */
+export function deepPathWarning(url: string, found: number): string | undefined {
+  if (found > 1) return undefined;
+  const u = new URL(url);
+  if (u.pathname.split('/').filter((s) => s !== '').length === 0) return undefined;
+  return `Only ${found} URL${found === 1 ? '' : 's'} found from the path ${u.pathname}. Mapping the base domain (${u.origin}) usually finds more; results can then be filtered by path.`;
 }

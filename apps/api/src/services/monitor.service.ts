@@ -127,9 +127,13 @@ export class MonitorService {
     return check;
   }
 
-  async checks(team: Team, id: string, opts: { offset: number; limit: number }): Promise<MonitorCheckRecord[]> {
+  /** A page of the monitor's checks, newest first; `nextOffset` when more follow. */
+  async checks(team: Team, id: string, opts: { offset: number; limit: number }): Promise<{ checks: MonitorCheckRecord[]; nextOffset?: number }> {
     await this.find(team, id);
-    return this.deps.store.listChecks(id, opts);
+    // One more than asked tells whether another page exists.
+    const checks = await this.deps.store.listChecks(id, { offset: opts.offset, limit: opts.limit + 1 });
+    if (checks.length <= opts.limit) return { checks };
+    return { checks: checks.slice(0, opts.limit), nextOffset: opts.offset + opts.limit };
   }
 
   async check(team: Team, id: string, checkId: string, opts: { skip: number; limit: number; status?: MonitorPageStatus }): Promise<MonitorCheckPage> {

@@ -40,6 +40,12 @@ describe('cacheKeyOf', () => {
     expect(cacheKeyOf(scrapeRequestSchema.parse({ url: 'https://example.com/a/b?x=2' }))).not.toBe(base);
     expect(cacheKeyOf(req(), 'team-1')).not.toBe(base);
   });
+  it('treats location.languages as a set: order and duplicates do not change the key', () => {
+    const key = (languages: string[]) => cacheKeyOf(req({ location: { country: 'DE', languages } }));
+    expect(key(['en', 'de'])).toBe(key(['de', 'en']));
+    expect(key(['de', 'en', 'de'])).toBe(key(['de', 'en']));
+    expect(key(['de'])).not.toBe(key(['de', 'en']));
+  });
 });
 
 describe('unusableReason', () => {
@@ -56,6 +62,13 @@ describe('unusableReason', () => {
     const withShot = entry({ screenshot: { data: Buffer.from('x'), contentType: 'image/png', fullPage: true } });
     expect(unusableReason(withShot, shot, fresh, 1_000_000)).toBeNull();
     expect(unusableReason(withShot, req({ formats: [{ type: 'screenshot' }] }), fresh, 1_000_000)).toBe('no-screenshot');
+  });
+  it('never answers an enhanced request with a page fetched by a basic attempt', () => {
+    const enhanced = req({ proxy: 'enhanced' });
+    expect(unusableReason(entry({ proxyUsed: 'basic' }), enhanced, fresh, 1_000_000)).toBe('basic-fetch');
+    expect(unusableReason(entry({ proxyUsed: 'enhanced' }), enhanced, fresh, 1_000_000)).toBeNull();
+    expect(unusableReason(entry({ proxyUsed: 'enhanced' }), req({ proxy: 'basic' }), fresh, 1_000_000)).toBeNull();
+    expect(unusableReason(entry({ proxyUsed: 'basic' }), req({ proxy: 'auto' }), fresh, 1_000_000)).toBeNull();
   });
   it('names parser settings and stores 2xx pages the request allows to keep', () => {
     expect(parserSignature(req({ parsers: [{ type: 'pdf', mode: 'ocr', maxPages: 3 }] }))).toBe('pdf:ocr:3');

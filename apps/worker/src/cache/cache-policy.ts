@@ -45,7 +45,8 @@ export function cacheKeyOf(request: ScrapeRequest, teamId?: string): string | nu
   if (url === null) return null;
   const parts = [
     'v1', url, request.mobile ? 'mobile' : 'desktop', request.location?.country ?? 'US',
-    (request.location?.languages ?? []).join(','), String(request.waitFor), request.blockAds ? 'ads-blocked' : 'ads',
+    // Languages are a set (Accept-Language order aside): order and duplicates do not make another page.
+    [...new Set(request.location?.languages ?? [])].sort().join(','), String(request.waitFor), request.blockAds ? 'ads-blocked' : 'ads',
     // A copy fetched without certificate checks is never served to a request that wants them.
     request.skipTlsVerification ? 'tls-unchecked' : 'tls-checked',
     teamId ?? '',
@@ -65,6 +66,9 @@ export function unusableReason(entry: CachedPage, request: ScrapeRequest, read: 
   if (age > read.maxAgeMs) return 'too-old';
   if (read.mode === 'only' && age < read.minAgeMs) return 'too-young';
   if (entry.kind === 'document' && entry.document?.parser !== parserSignature(request)) return 'other-parser';
+  // Asked for the enhanced proxy (a page that blocks plain fetches): a copy fetched by a basic attempt
+  // may be exactly the blocked page, so only an enhanced fetch answers it.
+  if (request.proxy === 'enhanced' && entry.proxyUsed !== 'enhanced') return 'basic-fetch';
   const shot = request.formats.find((f) => f.type === 'screenshot');
   if (shot?.type === 'screenshot') {
     const have = entry.screenshot;

@@ -140,12 +140,14 @@ export class CrawlProcessor {
     try {
       // Picked up past its deadline (its caller has had its 408), cancelled, or of a disabled team: not started.
       if (cancel.signal.aborted) throw cancel.signal.reason;
-      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('MAP_TIMEOUT', 'The map could not start before its timeout');
+      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('MAP_TIMEOUT', 'The map operation timed out before it could start (the workers are busy)');
       if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this map started');
-      const links = await this.deps.mapRunner.run(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown, cancel: cancel.signal });
+      const { links, timedOut } = await this.deps.mapRunner.runReport(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown, cancel: cancel.signal });
       await this.deps.credits.charge(job.teamId, 1);
+      // Cut short by its timeout with something found: answered with what it found, and said so.
+      const warning = timedOut ? `The map operation timed out; these are the ${links.length} URLs found in time (raise timeout for more).` : undefined;
       await this.deps.results.put({
-        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: { links } },
+        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: { links, ...(warning ? { warning } : {}) } },
       }, { zeroDataRetention: false });
     } catch (err) {
       if (this.deps.shutdown.aborted) throw err;

@@ -4,6 +4,11 @@ import type { Fetcher } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../convert/html-converter.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
 
+/** The 408 of a map that found nothing in time; clients match the start of its message. */
+export function mapTimeout(): TrawlError {
+  return new TrawlError('MAP_TIMEOUT', 'The map operation timed out before any URL was found; retry with a larger timeout');
+}
+
 /** One entry of a map's `links`. */
 export interface MapLink {
   url: string;
@@ -32,6 +37,15 @@ export class MapRunner {
 
   /** `cancel` fires when the waiting caller went away: every fetch stops. */
   async run(request: MapRequest, ctx: { deadline: number; shutdown: AbortSignal; cancel?: AbortSignal }): Promise<MapLink[]> {
+    return (await this.runReport(request, ctx)).links;
+  }
+
+  /**
+   * As `run`, and tells whether the time budget cut the map short (links were left unexplored, or the
+   * sitemaps were still being read). A map whose seed page could not be fetched in time, and that found
+   * nothing else, fails `MAP_TIMEOUT`.
+   */
+  async runReport(request: MapRequest, ctx: { deadline: number; shutdown: AbortSignal; cancel?: AbortSignal }): Promise<{ links: MapLink[]; timedOut: boolean }> {
     const budget = Math.max(0, ctx.deadline - Date.now());
     const stopDiscoveryAt = ctx.deadline - budget * (this.opts.reserveShare ?? 0.1);
     const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, budget - 200)), ctx.shutdown, ...(ctx.cancel ? [ctx.cancel] : [])]);
@@ -58,18 +72,19 @@ export class MapRunner {
       });
     const discovery = request.sitemap !== 'only' && seedKey !== null
       ? this.discover(request, { seedKey, found, add, robots: robots.rules, stopAt: stopDiscoveryAt, signal })
-      : Promise.resolve();
-    await Promise.all([sitemap, discovery]);
+      : Promise.resolve({ cutShort: false });
+    const [, discovered] = await Promise.all([sitemap, discovery]);
     if (ctx.shutdown.aborted) throw ctx.shutdown.reason;
     if (ctx.cancel?.aborted) throw ctx.cancel.reason;
+    const timedOut = discovered.cutShort || signal.aborted;
     const links = [...found.values()];
-    return request.search ? rankLinks(links, request.search) : links;
+    return { links: request.search ? rankLinks(links, request.search) : links, timedOut };
   }
 
   /** Breadth-first fetches from the seed until the queue empties, the limit fills or time runs out. */
   private async discover(request: MapRequest, s: {
     seedKey: string; found: Map<string, MapLink>; add: (url: string) => string | null; robots: RobotsRules; stopAt: number; signal: AbortSignal;
-  }): Promise<void> {
+  }): Promise<{ cutShort: boolean }> {
     const queue: string[] = [s.seedKey];
     let inFlight = 0;
     let seedError: unknown;
@@ -101,9 +116,11 @@ export class MapRunner {
     });
     if (seedError !== undefined && s.found.size <= 1) {
       const te = TrawlError.from(seedError);
-      if (te.code === 'SCRAPE_TIMEOUT' || s.signal.aborted) throw new TrawlError('MAP_TIMEOUT', 'The map did not finish within its timeout');
+      if (te.code === 'SCRAPE_TIMEOUT' || s.signal.aborted) throw mapTimeout();
       throw te;
     }
+    // Links still waiting (and room for them) when time ran out: the map is partial.
+    return { cutShort: queue.length > 0 && s.found.size < request.limit };
   }
 
   /** Fetches one page: fills its title and description, returns its links. */
