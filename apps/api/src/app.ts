@@ -22,6 +22,7 @@ import { parseRoutes } from './routes/parse.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
+import { v1Routes } from './routes/v1.routes.js';
 import { CrawlService } from './services/crawl.service.js';
 import type { ExtractService } from './services/extract.service.js';
 import { MapService } from './services/map.service.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(extractRoutes({ extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
+  app.use(v1Routes({ scrape, crawls: deps.crawls, maps, extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results, credits: deps.credits, tokens: deps.tokens }));
   app.use(notFound());
   app.use(errorHandler());

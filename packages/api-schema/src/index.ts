@@ -251,5 +251,5 @@ export {
   type V1ScrapeOptions,
 } from './v1/v1-scrape-options.js';
 export { v1ScrapeRequestSchema, v1BatchScrapeRequestSchema, v1MapRequestSchema, v1ExtractRequestSchema } from './v1/v1-requests.js';
-export { v1Document, parseUnifiedDiff, type V1Document, type V1DocumentMetadata, type V1Diff, type V1DiffChange } from './v1/v1-document.js';
+export { v1Document, v1MapLinks, parseUnifiedDiff, type V1Diff, type V1DiffChange } from './v1/v1-document.js';
 export { v1RecordScrapeOptions } from './v1/v1-record-options.js';

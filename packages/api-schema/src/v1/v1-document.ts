@@ -17,16 +17,6 @@ export interface V1Diff {
   json: { files: Array<{ from: string | null; to: string | null; chunks: Array<{ content: string; changes: V1DiffChange[] }> }> };
 }
 
-/** `metadata` as v1 clients read it: `proxyUsed` is basic | stealth. */
-export type V1DocumentMetadata = { [key: string]: unknown; sourceURL: string; statusCode: number; proxyUsed?: 'basic' | 'stealth' };
-
-/** A document as a v1 client reads it. */
-export type V1Document = Omit<Document, 'changeTracking' | 'metadata'> & {
-  metadata: V1DocumentMetadata;
-  extract?: unknown;
-  changeTracking?: (Omit<NonNullable<Document['changeTracking']>, 'diff'> & { diff?: V1Diff | null }) | null;
-};
-
 const FILE_NAME = /^(?:---|\+\+\+) (?:[ab]\/)?(.*)$/;
 const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
@@ -68,31 +58,36 @@ export function parseUnifiedDiff(text: string): V1Diff['json'] {
   return { files };
 }
 
+/** A v2 document as the API layer holds it (stored results are plain JSON objects). */
+type V2DocumentLike = Readonly<Record<string, unknown>> | Document;
+
 /**
  * A v2 document as v1 clients read it: the LLM extraction under `json` and/or `extract` (see
  * {@link V1JsonKeys}), `metadata.proxyUsed` "stealth" for v2's "enhanced", and the change-tracking
- * diff as `{text, json}`. The screenshot stays a URL, as in v1.
+ * diff as `{text, json}`. The screenshot stays a URL, as in v1. Fields it does not know pass unchanged.
  */
-export function v1Document(doc: Document, opts: { jsonKeys?: V1JsonKeys } = {}): V1Document {
-  const { json, changeTracking, metadata, ...rest } = doc;
-  const { proxyUsed, ...meta } = metadata;
-  const keys = opts.jsonKeys ?? ['json', 'extract'];
-  const out: V1Document = {
-    ...rest,
-    metadata: { ...meta, ...(proxyUsed !== undefined ? { proxyUsed: proxyUsed === 'enhanced' ? 'stealth' : 'basic' } : {}) },
-  };
+export function v1Document(doc: V2DocumentLike, opts: { jsonKeys?: V1JsonKeys } = {}): Record<string, unknown> {
+  const { json, changeTracking, metadata, ...rest } = doc as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = { ...rest };
+  if (isRecord(metadata)) {
+    const { proxyUsed, ...meta } = metadata;
+    out.metadata = { ...meta, ...(proxyUsed !== undefined ? { proxyUsed: proxyUsed === 'enhanced' ? 'stealth' : proxyUsed } : {}) };
+  } else if (metadata !== undefined) out.metadata = metadata;
   if (json !== undefined) {
-    for (const key of keys) out[key] = json;
+    for (const key of opts.jsonKeys ?? ['json', 'extract']) out[key] = json;
   }
-  if (changeTracking !== undefined) {
-    if (changeTracking === null) out.changeTracking = null;
-    else {
-      const { diff, ...ct } = changeTracking;
-      out.changeTracking = {
-        ...ct,
-        ...(diff !== undefined ? { diff: diff === null ? null : { text: diff, json: parseUnifiedDiff(diff) } } : {}),
-      };
-    }
-  }
+  if (isRecord(changeTracking)) {
+    const { diff, ...ct } = changeTracking;
+    out.changeTracking = { ...ct, ...(typeof diff === 'string' ? { diff: { text: diff, json: parseUnifiedDiff(diff) } } : diff !== undefined ? { diff } : {}) };
+  } else if (changeTracking !== undefined) out.changeTracking = changeTracking;
   return out;
+}
+
+/** v1 map answers list URLs; v2 map links are `{url, title?, description?}`. */
+export function v1MapLinks(links: readonly unknown[]): string[] {
+  return links.flatMap((l) => (typeof l === 'string' ? [l] : isRecord(l) && typeof l.url === 'string' ? [l.url] : []));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema } from '../scrape-request.js';
 import { documentSchema } from '../document.js';
-import { v1Document, parseUnifiedDiff } from './v1-document.js';
+import { v1Document, v1MapLinks, parseUnifiedDiff, type V1Diff } from './v1-document.js';
 import { v1RecordScrapeOptions } from './v1-record-options.js';
 import { v1BatchScrapeRequestSchema, v1ExtractRequestSchema, v1MapRequestSchema, v1ScrapeRequestSchema } from './v1-requests.js';
 
@@ -128,16 +128,16 @@ describe('v1 documents', () => {
     const v1 = v1Document(doc, { jsonKeys: ['extract'] });
     expect(v1.extract).toEqual({ price: 12 });
     expect('json' in v1).toBe(false);
-    expect(v1.metadata.proxyUsed).toBe('stealth');
+    expect(v1.metadata).toMatchObject({ proxyUsed: 'stealth', scrapeId: 'x', statusCode: 200 });
     expect(v1.screenshot).toBe(doc.screenshot);
     const both = v1Document(doc);
     expect(both.json).toEqual({ price: 12 });
     expect(both.extract).toEqual({ price: 12 });
-    expect(v1Document(documentSchema.parse({ ...doc, metadata: { ...doc.metadata, proxyUsed: 'basic' } })).metadata.proxyUsed).toBe('basic');
+    expect(v1Document({ ...doc, metadata: { ...doc.metadata, proxyUsed: 'basic' } }).metadata).toMatchObject({ proxyUsed: 'basic' });
   });
 
   it('gives the diff as {text, json} as v1 clients read it', () => {
-    const diff = v1Document(doc).changeTracking?.diff;
+    const diff = (v1Document(doc).changeTracking as { diff?: V1Diff } | undefined)?.diff;
     expect(diff?.text).toBe(doc.changeTracking?.diff);
     expect(diff?.json).toEqual(parseUnifiedDiff(doc.changeTracking?.diff ?? ''));
     expect(diff?.json.files).toEqual([{
@@ -150,6 +150,10 @@ describe('v1 documents', () => {
         ],
       }],
     }]);
+  });
+
+  it('map links as v1 strings', () => {
+    expect(v1MapLinks([{ url: 'https://a.test/', title: 'A' }, 'https://b.test/', { title: 'no url' }])).toEqual(['https://a.test/', 'https://b.test/']);
   });
 
   it('v2 options read back in v1 names are the v1 options that produced them', () => {
