@@ -172,6 +172,18 @@ describe('1.x SDK crawl methods against /v1/crawl', () => {
     expect(await fc.cancelCrawl(watcher.id)).toEqual({ status: 'cancelled' });
     expect(await end).toMatchObject({ type: 'error', detail: { status: 'failed', error: 'Crawl was cancelled' } });
   });
+
+  it('batchScrapeUrlsAndWatch: the 1.x SDK watches a batch scrape at /v1/crawl/:id too', async () => {
+    const fc = await sdk();
+    const s = await site({ pages: 5, sitemap: 'none' });
+    const watcher = await fc.batchScrapeUrlsAndWatch([s.url('/'), s.url('/about')], { formats: ['markdown'] });
+    const docs: { metadata?: { sourceURL?: string } }[] = [];
+    watcher.addEventListener('document', (e) => {
+      docs.push((e as CustomEvent).detail);
+    });
+    expect(await watchEnd(watcher)).toMatchObject({ type: 'done', detail: { status: 'completed' } });
+    expect(paths(docs)).toEqual(['/', '/about']);
+  });
 });
 
 type Watcher = Awaited<ReturnType<Awaited<ReturnType<typeof sdk>>['crawlUrlAndWatch']>>;
