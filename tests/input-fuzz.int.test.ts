@@ -49,6 +49,10 @@ const CRAWL_FIELDS = [
   'url', 'prompt', 'excludePaths', 'includePaths', 'maxDiscoveryDepth', 'sitemap', 'ignoreQueryParameters', 'limit', 'crawlEntireDomain',
   'allowExternalLinks', 'allowSubdomains', 'delay', 'maxConcurrency', 'webhook', 'scrapeOptions', 'zeroDataRetention', 'regexOnFullURL',
 ] as const;
+const V1_CRAWL_FIELDS = [
+  'url', 'excludePaths', 'includePaths', 'maxDepth', 'maxDiscoveryDepth', 'ignoreSitemap', 'ignoreQueryParameters', 'limit', 'allowBackwardLinks',
+  'crawlEntireDomain', 'allowExternalLinks', 'allowSubdomains', 'delay', 'maxConcurrency', 'webhook', 'scrapeOptions', 'zeroDataRetention', 'regexOnFullURL',
+] as const;
 const BATCH_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', 'zeroDataRetention', ...SCRAPE_FIELDS.filter((f) => f !== 'url')] as const;
 const MAP_FIELDS = ['url', 'search', 'sitemap', 'includeSubdomains', 'ignoreQueryParameters', 'limit', 'timeout', 'location', 'headers', 'auditMetadata'] as const;
 const V1_SCRAPE_FIELDS = [
@@ -81,6 +85,12 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/crawl/active', key: 'api' },
   { method: 'GET', path: '/v2/crawl/ongoing', key: 'api' },
   { method: 'GET', path: '/v1/crawl/active', key: 'api' },
+  { method: 'GET', path: '/v1/crawl/ongoing', key: 'api' },
+  { method: 'POST', path: '/v1/crawl', key: 'api', body: 'json', fields: V1_CRAWL_FIELDS, base: { url: URL_OK } },
+  { method: 'GET', path: '/v1/crawl/:id', key: 'api', query: ['skip', 'limit'] },
+  { method: 'GET', path: '/v1/crawl/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/crawl/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/crawl/:id', key: 'api' },
   { method: 'GET', path: '/v2/crawl/:id', key: 'api', query: ['skip', 'limit'] },
   { method: 'GET', path: '/v2/crawl/:id/errors', key: 'api' },
   { method: 'DELETE', path: '/v2/crawl/:id', key: 'api' },

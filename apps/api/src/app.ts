@@ -14,6 +14,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
+import { crawlV1Routes } from './routes/crawl-v1.routes.js';
 import { extractRoutes } from './routes/extract.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps): Express {
   }));
   const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
+  app.use(crawlV1Routes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   const maps = new MapService({
     queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits, cancellations: deps.cancellations,
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,

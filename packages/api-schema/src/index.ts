@@ -171,6 +171,7 @@ export {
   type MapRequestInput,
   type MapRequest,
 } from './crawl.js';
+export { V1_DEFAULT_MAX_DEPTH, v1CrawlRequestSchema, v1CrawlStartResponseSchema, v1CrawlStatusResponseSchema, type V1CrawlRequestInput } from './v1/v1-crawl-request.js';
 export {
   MAX_EXTRACT_URLS,
   EXTRACT_WILDCARD_SUFFIX,

@@ -72,7 +72,7 @@ function parsePreviewRequest(body: unknown): CrawlParamsPreviewRequest {
 }
 
 /** Aborts when the client goes away before its answer was sent. */
-function clientGone(res: Response): AbortSignal {
+export function clientGone(res: Response): AbortSignal {
   const gone = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();
@@ -120,6 +120,8 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
   router.get('/v2/crawl/ongoing', status, activeList('v2'));
   router.get('/v2/crawl/active', status, activeList('v2'));
   router.get('/v1/crawl/active', status, activeList('v1'));
+  // The v1 name of the same list (the 1.x SDK has no method for it; the hosted service serves both).
+  router.get('/v1/crawl/ongoing', status, activeList('v1'));
 
   for (const [kind, path] of [['crawl', '/v2/crawl'], ['batch', '/v2/batch/scrape']] as [CrawlKind, string][]) {
     router.get(`${path}/:id`, status, async (req, res) => {
