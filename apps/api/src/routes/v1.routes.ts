@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import {
   crawlStatusQuerySchema, jobIdParamsSchema, v1BatchScrapeRequestSchema, v1Document, v1ExtractRequestSchema, v1JsonKeys,
   v1MapLinks, v1MapRequestSchema, v1ScrapeRequestSchema, type V1FormatName,
@@ -12,7 +12,8 @@ import type { CrawlService } from '../services/crawl.service.js';
 import type { ExtractService } from '../services/extract.service.js';
 import type { MapService } from '../services/map.service.js';
 import type { ScrapeService } from '../services/scrape.service.js';
-import { publicBase, statusBody } from './crawl.routes.js';
+import { clientGone, publicBase } from './crawl.routes.js';
+import { v1StatusBody } from './crawl-v1.routes.js';
 import { extractStatusBody } from './extract.routes.js';
 
 export interface V1RoutesDeps {
@@ -25,15 +26,6 @@ export interface V1RoutesDeps {
   maxJsonDepth?: number;
   /** Base of absolute URLs in responses; else the request's scheme and host. */
   publicUrl?: string;
-}
-
-/** Aborts when the client goes away before its answer was sent. */
-function clientGone(res: Response): AbortSignal {
-  const gone = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
-  return gone.signal;
 }
 
 /** The v1 `formats` of a body that passed {@link v1ScrapeRequestSchema} (to name the extraction fields). */
@@ -77,7 +69,7 @@ export function v1Routes(deps: V1RoutesDeps): Router {
     const next = page.nextSkip !== undefined
       ? `${base(req)}/v1/batch/scrape/${id}?skip=${page.nextSkip}${query.limit !== undefined ? `&limit=${query.limit}` : ''}`
       : undefined;
-    res.json({ ...statusBody(page, next), data: page.data.map((d) => v1Document(d)) });
+    res.json(v1StatusBody(page, next));
   });
   // SDK 1.x's checkBatchScrapeErrors sends DELETE to this path: it reads the errors, it cancels nothing.
   router.get('/v1/batch/scrape/:id/errors', status, async (req, res) => {
