@@ -1,5 +1,5 @@
 // Dependency rules of STYLE.md, checked on the TypeScript sources (no dependencies needed):
-// - packages never import apps; api-schema and config are leaves (zod only; re2js for user patterns); crawl is a leaf (node:, re2js);
+// - packages never import apps; api-schema and config are leaves (zod only; re2js for user patterns; tldts, the public suffix list, for URL hosts); crawl is a leaf (node:, re2js);
 // - net-guard is a leaf: node: built-ins, undici (its guarded connector is an undici connector) and
 //   @trawl/api-schema (TrawlError, the one error type) only;
 // - the engines (scrape-engine, browser, documents) and html know nothing of queues (no bullmq/ioredis/@trawl/queue);
@@ -31,7 +31,7 @@ const unitOf = (f) => relative(ROOT, f).split('/').slice(0, 2).join('/');
 
 const RULES = [
   { from: /^packages\//, forbid: /^@trawl\/(api|worker|cli)(\/|$)/, why: 'packages never import apps' },
-  { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|re2js$|node:|\.)/, why: 'api-schema and config are leaves (zod, and re2js for user patterns)' },
+  { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|re2js$|tldts$|node:|\.)/, why: 'api-schema and config are leaves (zod; re2js for user patterns; tldts for URL hosts)' },
   { from: /^packages\/llm$/, forbid: /^(?!openai(\/|$)|ajv(\/|$)|node:|\.)/, why: 'llm is a leaf (the openai client, ajv, node: built-ins)' },
   { from: /^packages\/crawl$/, forbid: /^(?!re2js$|node:|\.)/, why: 'crawl is a leaf (pure functions, node: built-ins and re2js only)' },
   { from: /^packages\/net-guard$/, forbid: /^(?!node:|undici$|@trawl\/api-schema$|\.)/, why: 'net-guard is a leaf (node: built-ins, undici, TrawlError of api-schema)' },

@@ -164,6 +164,14 @@ describe('browser scrapes through the cluster', () => {
     expect(through.some((t) => t.includes(`127.0.0.1:${site.port}`))).toBe(true);
   });
 
+  it('reads proxy "stealth" (older clients, n8n) as enhanced: the enhanced pool, proxyUsed enhanced', async () => {
+    const before = proxy.requests.length;
+    const r = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/echo'), proxy: 'stealth', maxAge: 0 } });
+    expect(r.status).toBe(200);
+    expect(r.body.data.metadata).toMatchObject({ proxyUsed: 'enhanced', creditsUsed: 5 });
+    expect(proxy.requests.slice(before).some((q) => q.target.includes(`127.0.0.1:${site.port}`))).toBe(true);
+  });
+
   it('retries a blocked auto scrape with the enhanced tier', async () => {
     const r = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/walled') } });
     expect(r.status).toBe(200);

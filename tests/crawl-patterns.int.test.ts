@@ -71,7 +71,7 @@ describe('crawl path patterns', () => {
     const crawl = await cluster.call('POST', '/v2/crawl', { key: team.key, body: { url: `${origin}/`, excludePaths: ['^/ok', '^/(?!blog)'] } });
     expect(crawl.status).toBe(400);
     expect(crawl.body.code).toBe('BAD_REQUEST');
-    expect(crawl.body.error).toContain('excludePaths[1]');
+    expect(crawl.body.details.issues[0].path).toBe('excludePaths[1]');
     expect(crawl.body.error).toContain('"^/(?!blog)"');
     const monitor = await cluster.call('POST', '/v2/monitor', {
       key: team.key,
@@ -79,7 +79,7 @@ describe('crawl path patterns', () => {
     });
     expect(monitor.status).toBe(400);
     expect(monitor.body.code).toBe('BAD_REQUEST');
-    expect(monitor.body.error).toContain('targets[0].crawlOptions.includePaths[0]');
+    expect(monitor.body.details.issues[0].path).toBe('targets[0].crawlOptions.includePaths[0]');
     expect(monitor.body.error).toContain('"(a)\\\\1"');
   });
 });

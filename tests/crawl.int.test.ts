@@ -209,7 +209,7 @@ describe('crawl', () => {
     const bad = await cluster.call('POST', '/v2/crawl', { key: team.key, body: { url: s.url('/'), includePaths: ['(unclosed'] } });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('BAD_REQUEST');
-    expect(bad.body.error).toContain('includePaths');
+    expect(bad.body.details.issues[0].path).toContain('includePaths');
     const prompt = await cluster.call('POST', '/v2/crawl', { key: team.key, body: { url: s.url('/'), prompt: 'only blog posts' } });
     expect(prompt.status).toBe(400);
     expect(prompt.body.code).toBe('LLM_NOT_CONFIGURED');

@@ -107,6 +107,25 @@ describe('PDF by URL', () => {
     expect(await creditsUsedBy(team.key)).toBe(3);
   });
 
+  it('parsers[].pages adds each converted page\'s markdown as data.pages, billed per page converted', async () => {
+    const team = await cluster.team({ credits: 100 });
+    const r = await scrape({ url: site.url('/report.pdf'), parsers: [{ type: 'pdf', maxPages: 2, pages: true }] }, team.key);
+    expect(r.status).toBe(200);
+    expect(scrapeResponseSchema.safeParse(r.body).error?.issues ?? []).toEqual([]);
+    const pages = r.body.data.pages as Array<{ pageNumber: number; markdown: string }>;
+    expect(pages.map((p) => p.pageNumber)).toEqual([1, 2]);
+    expect(pages[0]?.markdown).toContain('Page 1 line 6');
+    expect(pages[0]?.markdown).not.toContain('Page 2 line 1');
+    expect(pages[1]?.markdown).toContain('Page 2 line 1');
+    expect(r.body.data.markdown).toContain('Page 2 line 6');
+    expect(r.body.data.metadata).toMatchObject({ numPages: 2, creditsUsed: 2 });
+    expect(await creditsUsedBy(team.key)).toBe(2);
+    // The SDK's older name, and no pages without asking.
+    const old = await scrape({ url: site.url('/report.pdf'), parsers: [{ type: 'pdf', pageMarkdown: true }] });
+    expect((old.body.data.pages as unknown[]).length).toBe(3);
+    expect((await scrape({ url: site.url('/report.pdf') })).body.data.pages).toBeUndefined();
+  });
+
   it('maxPages truncates (numPages < totalPages) and bills the pages read', async () => {
     const team = await cluster.team({ credits: 100 });
     const r = await scrape({ url: site.url('/report.pdf'), parsers: [{ type: 'pdf', maxPages: 2 }] }, team.key);

@@ -2,7 +2,14 @@ import type { ErrorCode } from '@trawl/api-schema';
 
 /**
  * The one table that turns an error code into an HTTP status. Exhaustive: adding a code without a
- * status is a compile error. Failures of the target site are 502 (the target, not the request, failed).
+ * status is a compile error.
+ *
+ * Failures of the target site (DNS, refused or reset, TLS, too large, redirect loop, a crashed page
+ * or browser, the catch-all SCRAPE_FAILED) are 500 with their specific code, as the hosted service
+ * answers: the official SDKs retry 502 by themselves (4.x: up to 3 tries, 0.5 s then 1 s apart), and
+ * asking again cannot revive a dead host; the worker has already retried what a retry may cure. 502
+ * is kept for a failing dependency of the server where a retry helps: the upstream proxy
+ * (SCRAPE_PROXY_ERROR) and the LLM (LLM_ERROR). README "Errors and statuses" has the table.
  */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -25,6 +32,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UPLOAD_URL_INVALID: 403,
   UPLOAD_URL_EXPIRED: 403,
   NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
   JOB_NOT_FOUND: 404,
   SCRAPE_LOCKDOWN_CACHE_MISS: 404,
   SCRAPE_NO_CACHED_DATA: 404,
@@ -46,15 +54,15 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   CONCURRENCY_BACKLOG_FULL: 429,
   TOO_MANY_CONNECTIONS: 429,
-  SCRAPE_DNS_RESOLUTION_ERROR: 502,
-  SCRAPE_CONNECTION_REFUSED: 502,
-  SCRAPE_TLS_ERROR: 502,
-  SCRAPE_TOO_LARGE: 502,
-  SCRAPE_TOO_MANY_REDIRECTS: 502,
-  SCRAPE_FAILED: 502,
-  SCRAPE_HTTP_ERROR: 502,
-  SCRAPE_BROWSER_CRASHED: 502,
-  SCRAPE_PAGE_CRASHED: 502,
+  SCRAPE_DNS_RESOLUTION_ERROR: 500,
+  SCRAPE_CONNECTION_REFUSED: 500,
+  SCRAPE_TLS_ERROR: 500,
+  SCRAPE_TOO_LARGE: 500,
+  SCRAPE_TOO_MANY_REDIRECTS: 500,
+  SCRAPE_FAILED: 500,
+  SCRAPE_HTTP_ERROR: 500,
+  SCRAPE_BROWSER_CRASHED: 500,
+  SCRAPE_PAGE_CRASHED: 500,
   SCRAPE_ACTION_RESULT_TOO_LARGE: 413,
   RESULT_TOO_LARGE: 413,
   SCRAPE_PROXY_ERROR: 502,
@@ -62,6 +70,22 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   BLOB_STORE_FAILED: 503,
   UNKNOWN_ERROR: 500,
 };
+
+/**
+ * The codes of a failed target site (500 in {@link ERROR_STATUS}): the HTTP metrics label them
+ * `fault="target"`, so alerts on the API's own server errors leave them out.
+ */
+export const TARGET_FAILURE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'SCRAPE_DNS_RESOLUTION_ERROR',
+  'SCRAPE_CONNECTION_REFUSED',
+  'SCRAPE_TLS_ERROR',
+  'SCRAPE_TOO_LARGE',
+  'SCRAPE_TOO_MANY_REDIRECTS',
+  'SCRAPE_FAILED',
+  'SCRAPE_HTTP_ERROR',
+  'SCRAPE_BROWSER_CRASHED',
+  'SCRAPE_PAGE_CRASHED',
+]);
 
 /** Fixed client-facing messages the spec gives for some statuses. */
 export const SPEC_MESSAGES: Partial<Record<ErrorCode, string>> = {

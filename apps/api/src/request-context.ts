@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { ErrorCode } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import type { Team } from '@trawl/queue';
 
@@ -8,6 +9,8 @@ export interface RequestLocals {
   log: Logger;
   /** Set by the API-key middleware. */
   team?: Team;
+  /** The code of the error this request answered with; set by the error handler. */
+  errorCode?: ErrorCode;
 }
 
 export function locals(res: Response): RequestLocals {

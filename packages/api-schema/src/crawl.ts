@@ -172,6 +172,10 @@ export const mapRequestSchema = z
     headers: requestHeadersSchema.optional(),
     threatProtection: scrapeOptionsObjectSchema.shape.threatProtection,
     auditMetadata: metadataSchema.optional(),
+    /** SDK option, accepted and ignored (warning): there is no separate URL index here. */
+    useIndex: z.boolean().optional(),
+    /** SDK option, accepted and ignored (warning): map results are not cached here. */
+    ignoreCache: z.boolean().optional(),
     ...clientTagFields,
   })
   .meta({ id: 'MapRequest' });
@@ -276,7 +280,7 @@ export const crawlStartResponseSchema = z
 
 /** `POST /v2/batch/scrape` answer. */
 export const batchStartResponseSchema = z
-  .strictObject({ success: z.literal(true), id: z.uuid(), url: z.string(), invalidURLs: z.array(z.string()).optional() })
+  .strictObject({ success: z.literal(true), id: z.uuid(), url: z.string(), invalidURLs: z.array(z.string()).optional(), warning: z.string().optional() })
   .meta({ id: 'BatchScrapeStartResponse' });
 
 /** `GET /v2/crawl/:id` and `GET /v2/batch/scrape/:id` answer; `next` only when more documents are stored now. */
@@ -328,7 +332,7 @@ export const mapResponseSchema = z
     success: z.literal(true),
     id: z.uuid().optional(),
     links: z.array(z.strictObject({ url: z.string(), title: z.string().optional(), description: z.string().optional() })),
-    /** Set when the map timed out with some links found, or a deep path found at most one. */
+    /** Set when the map timed out with some links found, or a deep path found at most one; also names options accepted and ignored. */
     warning: z.string().optional(),
   })
   .meta({ id: 'MapResponse' });

@@ -89,6 +89,14 @@ export const documentSchema = z
     /** Signed MP3 URL, valid one hour. */
     audio: z.string().nullable().optional(),
     actions: actionResultsSchema.nullable().optional(),
+    /** `attributes` format: per requested selector, the attribute's values in document order. */
+    attributes: z
+      .array(z.strictObject({ selector: z.string(), attribute: z.string(), values: z.array(z.string()) }))
+      .optional(),
+    /** `rawBase64` format: the response body, base64-encoded. */
+    rawBase64: z.string().optional(),
+    /** PDFs with `parsers: [{type:'pdf', pages: true}]`: the markdown of each converted page. */
+    pages: z.array(z.strictObject({ pageNumber: z.number().int(), markdown: z.string() })).optional(),
     changeTracking: changeTrackingResultSchema.nullable().optional(),
     /** Non-fatal problem, e.g. onlyCleanContent skipped. */
     warning: z.string().optional(),

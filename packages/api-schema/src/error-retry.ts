@@ -29,6 +29,7 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   TEAM_DISABLED: 'never',
   INSUFFICIENT_CREDITS: 'never',
   NOT_FOUND: 'never',
+  ROUTE_NOT_FOUND: 'never',
   JOB_NOT_FOUND: 'never',
   CONFLICT: 'never',
   PAYLOAD_TOO_LARGE: 'never',

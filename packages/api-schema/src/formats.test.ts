@@ -56,4 +56,22 @@ describe('formatListSchema', () => {
     expect(located([{ type: 'changeTracking', modes: ['html'] }])).toMatch(/^\[0\](\.| )modes\[0\]/);
     expect(located([{ type: 'markdown', extra: true }])).toMatch(/^\[0\]\.extra /);
   });
+
+  it('accepts attributes, rawBase64 and video (issue 19) and keeps rawBase64 alone', () => {
+    const selectors = [{ selector: 'a.nav', attribute: 'href' }];
+    expect(formatListSchema.parse([{ type: 'attributes', selectors }, 'markdown'])).toEqual([{ type: 'attributes', selectors }, { type: 'markdown' }]);
+    expect(formatListSchema.parse(['rawBase64'])).toEqual([{ type: 'rawBase64' }]);
+    expect(formatListSchema.parse(['video'])).toEqual([{ type: 'video' }]);
+    expect(issues(['markdown', 'rawBase64'])).toEqual([
+      expect.objectContaining({ path: '[1]', message: expect.stringContaining('rawBase64 format must be the only format') }),
+    ]);
+    expect(issues([{ type: 'attributes', selectors: [] }])[0]?.path).toBe('[0].selectors');
+    expect(issues(['attributes'])[0]?.message).toContain('object form');
+  });
+
+  it('names an unknown format string and lists the accepted ones', () => {
+    const message = issues(['markdown', 'pdfText'])[0]?.message ?? '';
+    expect(message).toContain('"pdfText"');
+    for (const name of ['markdown', 'rawBase64', 'video', 'attributes', 'json']) expect(message).toContain(name);
+  });
 });

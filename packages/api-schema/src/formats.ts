@@ -14,17 +14,20 @@ export const FORMAT_NAMES = [
   'changeTracking',
   'menu',
   'product',
+  'video',
   'screenshot',
+  'rawBase64',
 ] as const;
 
 /** A format given as a plain string. */
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Formats whose object form carries nothing but `type`. */
-type SimpleFormatType = 'markdown' | 'html' | 'rawHtml' | 'links' | 'summary' | 'images' | 'audio' | 'branding' | 'menu' | 'product';
+type SimpleFormatType =
+  'markdown' | 'html' | 'rawHtml' | 'links' | 'summary' | 'images' | 'audio' | 'branding' | 'menu' | 'product' | 'video' | 'rawBase64';
 
-/** Formats that only exist in object form because they need parameters. */
-const OBJECT_ONLY_TYPES = ['json', 'question', 'highlights'] as const;
+/** Formats that only exist in object form because they need parameters (`query` is the SDK's deprecated one). */
+const OBJECT_ONLY_TYPES = ['json', 'question', 'highlights', 'attributes', 'query'] as const;
 
 /** Every format `type`, string and object forms together. */
 export const FORMAT_TYPES = [...FORMAT_NAMES, ...OBJECT_ONLY_TYPES] as const;
@@ -48,6 +51,8 @@ const simpleFormatSchemas = [
   simpleFormat('branding'),
   simpleFormat('menu'),
   simpleFormat('product'),
+  simpleFormat('video'),
+  simpleFormat('rawBase64'),
 ] as const;
 
 const jsonSchemaObject = z
@@ -68,6 +73,8 @@ const jsonFormatSchema = z.strictObject({
   type: z.literal('json'),
   prompt: z.string().max(10000).optional(),
   schema: jsonSchemaObject.optional(),
+  /** Sent by the SDK; accepted and ignored (the prompt is never followed as instructions about the service). */
+  checkPromptInjection: z.boolean().optional(),
 });
 
 /** `{type:'screenshot', fullPage (default false), quality? 1..100, viewport?}`; URL in `Document.screenshot`. */
@@ -99,6 +106,25 @@ const highlightsFormatSchema = z.strictObject({
   query: z.string().max(10000).optional(),
 });
 
+/**
+ * `{type:'attributes', selectors:[{selector, attribute}]}`: for each entry, the values of `attribute` on
+ * the elements matching the CSS `selector`; result in `Document.attributes`.
+ */
+const attributesFormatSchema = z.strictObject({
+  type: z.literal('attributes'),
+  selectors: z
+    .array(z.strictObject({ selector: z.string().min(1).max(1000), attribute: z.string().min(1).max(256) }))
+    .min(1)
+    .max(100),
+});
+
+/** `{type:'query', prompt, mode?}`: the SDK's deprecated form of `question`; not served (400 UNSUPPORTED_OPTION). */
+const queryFormatSchema = z.strictObject({
+  type: z.literal('query'),
+  prompt: z.string().min(1).max(10000),
+  mode: z.enum(['freeform', 'directQuote']).optional(),
+});
+
 /** Every object form of a format, discriminated by `type`. */
 export const formatObjectSchema = z
   .discriminatedUnion('type', [
@@ -108,6 +134,8 @@ export const formatObjectSchema = z
     changeTrackingFormatSchema,
     questionFormatSchema,
     highlightsFormatSchema,
+    attributesFormatSchema,
+    queryFormatSchema,
   ])
   .meta({ id: 'FormatObject' });
 
@@ -132,7 +160,7 @@ function formatItemError(input: unknown, objectIssues: readonly z.core.$ZodIssue
     if ((OBJECT_ONLY_TYPES as readonly string[]).includes(input)) {
       return `Format "${input}" needs its object form {"type":"${input}", ...}`;
     }
-    return `Unknown format "${input}"; expected one of ${FORMAT_NAMES.join(', ')} or a format object`;
+    return `Unknown format "${input}"; expected one of ${FORMAT_NAMES.join(', ')} or a format object (${OBJECT_ONLY_TYPES.join(', ')})`;
   }
   if (typeof input === 'object' && input !== null && 'type' in input) {
     const known = (FORMAT_TYPES as readonly unknown[]).includes((input as { type: unknown }).type);
@@ -160,6 +188,10 @@ export const formatListSchema = z
       }
       seen.add(format.type);
     });
+    const raw = formats.findIndex((f) => f.type === 'rawBase64');
+    if (raw >= 0 && formats.length > 1) {
+      ctx.addIssue({ code: 'custom', path: [raw], message: 'The rawBase64 format must be the only format: it returns the response body as it is' });
+    }
   })
   .meta({ description: 'Output formats. Each format type may appear once. Default ["markdown"].' });
 

@@ -10,7 +10,8 @@ export {
   MAX_PATH_PATTERNS_PROGRAM_SIZE,
   type PathPatternCheck,
 } from './path-pattern.js';
-export { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
+export { ignoredOptionsOf, ignoredOptionsWarning, joinWarnings, splitExperimentalKeys, type IgnorableBodyKind } from './ignored-options.js';
+export { toValidationIssues, describeValidationIssues, unrecognizedKeyText, validationErrorText, type ValidationIssue } from './validation-issues.js';
 export { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, jsonDepthExceeds, metadataSchema } from './bounded-json.js';
 export { MAX_REQUEST_HEADERS, requestHeadersSchema } from './request-headers.js';
 export {
@@ -96,6 +97,8 @@ export { errorResponseSchema, type ErrorResponse } from './error-response.js';
 export { INVALID_JOB_ID_MESSAGE, jobIdSchema, jobIdParamsSchema } from './job-id.js';
 export {
   creditUsageResponseSchema,
+  creditUsageHistoricalResponseSchema,
+  type CreditUsageHistoricalResponse,
   UNLIMITED_USAGE,
   tokenUsageResponseSchema,
   tokenUsageHistoricalResponseSchema,

@@ -42,6 +42,7 @@ describe('buildOpenApiDocument', () => {
       '/v2/scrape',
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',
+      '/v2/team/credit-usage/historical',
       '/v2/team/queue-status',
       '/v2/team/token-usage',
       '/v2/team/token-usage/historical',

@@ -30,7 +30,7 @@ import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
 import { parseUploadPutResponseSchema, parseUploadRequestSchema, parseUploadUrlRequestSchema, parseUploadUrlResponseSchema } from './parse-upload.js';
 import {
   concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema,
-  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema,
+  tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema, creditUsageHistoricalResponseSchema,
 } from './team.js';
 
 /** The generated document (OpenAPI 3.1 object). */
@@ -167,9 +167,17 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
   route(registry, {
     method: 'get',
     path: '/v2/team/credit-usage',
-    summary: 'Credits left in the billing period',
+    summary: 'Credits left in the billing period (unlimited: a large number)',
     ok: creditUsageResponseSchema,
     okDescription: 'Credit usage.',
+  });
+  route(registry, {
+    method: 'get',
+    path: '/v2/team/credit-usage/historical',
+    summary: 'Credits used per billing period, newest first',
+    request: { query: usageHistoryQuerySchema },
+    ok: creditUsageHistoricalResponseSchema,
+    okDescription: 'Credit usage per period.',
   });
   route(registry, {
     method: 'get',

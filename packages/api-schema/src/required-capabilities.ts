@@ -19,6 +19,8 @@ export const CAPABILITIES = {
   branding: 'Brand extraction (`branding` format).',
   menu: 'Menu extraction (`menu` format).',
   product: 'Product extraction (`product` format).',
+  video: 'Video extraction (`video` format).',
+  query: 'The deprecated `query` format (use `question`).',
   onlyCleanContent: 'An LLM cleaning pass over the markdown.',
   redactPII: 'PII detection and masking.',
   'proxy:enhanced': 'An enhanced (anti-bot) proxy pool.',
@@ -47,6 +49,8 @@ const FORMAT_CAPABILITIES: Partial<Record<FormatObject['type'], Capability>> = {
   branding: 'branding',
   menu: 'menu',
   product: 'product',
+  video: 'video',
+  query: 'query',
 };
 
 /** The parsed options {@link requiredCapabilities} reads; a parsed scrape request or crawl `scrapeOptions` fits. */

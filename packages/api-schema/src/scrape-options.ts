@@ -31,32 +31,72 @@ export const profileSchema = z
   })
   .meta({ id: 'Profile' });
 
-/** One `parsers` entry in object form: `mode` fast|auto|ocr (default auto), `maxPages` 1..10000. */
+/**
+ * One `parsers` entry in object form: `mode` fast|auto|ocr (default auto), `maxPages` 1..10000, `pages`
+ * (per-page markdown in `Document.pages`; `pageMarkdown` is its older name). `blocks` and `pageMarkers`
+ * are accepted and ignored with a warning.
+ */
 const pdfParserSchema = z.strictObject({
   type: z.literal('pdf'),
   mode: z.enum(['fast', 'auto', 'ocr']).default('auto'),
   maxPages: z.number().int().min(1).max(10000).optional(),
+  /** Add the markdown of each converted page as `Document.pages`. Default false. */
+  pages: z.boolean().optional(),
+  /** Older name of `pages`. */
+  pageMarkdown: z.boolean().optional(),
+  /** Accepted and ignored (warning): layout blocks are not produced here. */
+  blocks: z.boolean().optional(),
+  /** Accepted and ignored (warning): no page markers in the markdown. */
+  pageMarkers: z.boolean().optional(),
 });
 
-/** A parser after parsing: always an object. */
-export type PdfParser = z.output<typeof pdfParserSchema>;
+/** A PDF parser after parsing: always an object; `pages` true when `pages` or `pageMarkdown` asked for it. */
+export interface PdfParser {
+  type: 'pdf';
+  mode: 'fast' | 'auto' | 'ocr';
+  maxPages?: number | undefined;
+  pages?: boolean | undefined;
+}
+
 
 /** Names what is wrong with a parser item; zod's union message alone ("Invalid input") would not. */
 function parserItemError(input: unknown, objectIssues: readonly z.core.$ZodIssue[] | undefined): string {
   if (typeof input === 'object' && input !== null && objectIssues !== undefined && objectIssues.length > 0) {
     return joinBranchIssues(objectIssues);
   }
-  return 'A parser is "pdf" or {"type":"pdf", "mode"?: "fast"|"auto"|"ocr", "maxPages"?: 1..10000}';
+  return 'A parser is "pdf", "image" or {"type":"pdf", "mode"?: "fast"|"auto"|"ocr", "maxPages"?: 1..10000, "pages"?: boolean}';
 }
 
-/** `parsers`: `'pdf'` or `{type:'pdf', ...}` items, normalized to objects; default `[{type:'pdf', mode:'auto'}]`. An empty array returns PDFs base64-encoded. */
-export const parserListSchema = z
-  .array(
-    z.union([z.literal('pdf').transform((): PdfParser => ({ type: 'pdf', mode: 'auto' })), pdfParserSchema], {
-      error: (issue) => (issue.code === 'invalid_union' ? parserItemError(issue.input, issue.errors[1]) : undefined),
-    }),
+/** One `parsers` item as sent, normalized: a pdf parser object, or null for the ignored `image` parser. */
+const parserItemSchema = z
+  .union(
+    [
+      z.literal('pdf'),
+      pdfParserSchema,
+      // The SDK's image parser (OCR of raster images as one-page documents): accepted and ignored with a warning.
+      z.literal('image'),
+      z.strictObject({ type: z.literal('image') }),
+    ],
+    { error: (issue) => (issue.code === 'invalid_union' ? parserItemError(issue.input, issue.errors[1]) : undefined) },
   )
-  .max(1, { error: 'parsers takes at most one pdf parser' })
+  .transform((item): PdfParser | null => {
+    if (item === 'pdf') return { type: 'pdf', mode: 'auto' };
+    if (item === 'image' || item.type === 'image') return null;
+    const { type, mode, maxPages, pages, pageMarkdown } = item;
+    return { type, mode, ...(maxPages !== undefined ? { maxPages } : {}), ...(pages === true || pageMarkdown === true ? { pages: true } : {}) };
+  });
+
+/**
+ * `parsers`: `'pdf'` or `{type:'pdf', ...}` items, normalized to objects; default `[{type:'pdf', mode:'auto'}]`.
+ * An empty array (or one without a pdf parser) returns PDFs base64-encoded. `image` entries are dropped.
+ */
+export const parserListSchema = z
+  .array(parserItemSchema)
+  .max(2)
+  .superRefine((items, ctx) => {
+    if (items.filter((p) => p !== null).length > 1) ctx.addIssue({ code: 'custom', message: 'parsers takes at most one pdf parser' });
+  })
+  .transform((items): PdfParser[] => items.filter((p): p is PdfParser => p !== null))
   .default(() => [{ type: 'pdf' as const, mode: 'auto' as const }]);
 
 /** `redactPII` object form. Its fields are not in the spec; these are accepted and passed on as is. */
@@ -65,6 +105,8 @@ export const redactPIIOptionsSchema = z
     mode: z.string().min(1).max(64).optional(),
     entities: z.array(z.string().min(1).max(64)).max(100).optional(),
     replacement: z.string().max(64).optional(),
+    /** The SDK's name for the replacement style (tag | mask | remove). */
+    replaceStyle: z.string().min(1).max(64).optional(),
   })
   .meta({ id: 'RedactPIIOptions' });
 
@@ -75,8 +117,18 @@ export const threatProtectionSchema = z
     blacklist: z.array(z.string()).optional(),
     whitelist: z.array(z.string()).optional(),
     blockedTlds: z.array(z.string()).optional(),
+    /** Accepted and ignored (warning): no scanning provider here. */
+    mode: z.enum(['off', 'manual-only', 'normal', 'zscaler']).optional(),
+    /** Accepted and ignored (warning). */
+    failurePolicy: z.enum(['open', 'closed']).optional(),
   })
   .meta({ id: 'ThreatProtection' });
+
+/** `proxy`: basic | enhanced | auto, default auto; `stealth` (what older clients and n8n send) is read as `enhanced`. */
+export const proxyTierSchema = z
+  .enum(['basic', 'enhanced', 'auto', 'stealth'])
+  .default('auto')
+  .transform((tier): 'basic' | 'enhanced' | 'auto' => (tier === 'stealth' ? 'enhanced' : tier));
 
 /**
  * Every scrape option without `url`, no cross-field rules: the base to `.extend()` for crawl and batch
@@ -108,8 +160,8 @@ export const scrapeOptionsObjectSchema = z.strictObject({
   removeBase64Images: z.boolean().default(true),
   /** Block ads and cookie pop-ups. Default true. */
   blockAds: z.boolean().default(true),
-  /** Proxy tier: basic | enhanced | auto. Default auto. */
-  proxy: z.enum(['basic', 'enhanced', 'auto']).default('auto'),
+  /** Proxy tier: basic | enhanced | auto (`stealth` is the older name of `enhanced`). Default auto. */
+  proxy: proxyTierSchema,
   /** Geolocation emulation; absent means country US without explicit emulation. */
   location: locationSchema.optional(),
   /** Accept a cached copy newer than this, ms, >= 0. Default 172800000 (2 days), two years with lockdown. */
@@ -137,6 +189,18 @@ export const scrapeOptionsObjectSchema = z.strictObject({
   auditMetadata: metadataSchema.optional(),
   /** Threat protection override. */
   threatProtection: threatProtectionSchema.optional(),
+  /** Caller identification; the SDK repeats it inside nested `scrapeOptions`. Recorded only at the top level. */
+  origin: z.string().max(256).optional(),
+  /** Integration name; the SDK repeats it inside nested `scrapeOptions`. */
+  integration: z.string().max(256).optional(),
+  /** SDK option, accepted and ignored (warning): every scrape here runs the same pipeline. */
+  fastMode: z.boolean().optional(),
+  /** SDK test option, accepted and ignored (warning): no recorded responses are replayed. */
+  useMock: z.string().max(256).optional(),
+  /** SDK option, accepted and ignored (warning): no domain tools here. */
+  domainTools: z.boolean().optional(),
+  /** SDK option, accepted and ignored (warning): no domain tools here. */
+  toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
 });
 
 /** Scrape options as parsed by {@link scrapeOptionsObjectSchema}, before {@link finalizeScrapeOptions}. */
@@ -163,7 +227,8 @@ export function checkScrapeOptions(options: WaitFields, ctx: z.RefinementCtx): v
     ctx.addIssue({
       code: 'custom',
       path: ['waitFor'],
-      message: `waitFor (${waitFor} ms) must be at most half of timeout (${timeout} ms)`,
+      // The hosted service's exact text: clients and test suites match on it.
+      message: 'waitFor must not exceed half of timeout',
     });
   }
   const actions = Array.isArray(options.actions) ? options.actions : undefined;

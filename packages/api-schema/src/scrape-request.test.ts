@@ -171,7 +171,8 @@ describe('scrapeRequestSchema limits', () => {
     expect(paths({ maxAge: -1 })).toEqual(['maxAge']);
     expect(paths({ minAge: 0 })).toEqual(['minAge']);
     expect(parse({ minAge: 1 }).minAge).toBe(1);
-    expect(paths({ proxy: 'stealth' })).toEqual(['proxy']);
+    expect(paths({ proxy: 'fast' })).toEqual(['proxy']);
+    expect(parse({ proxy: 'stealth' }).proxy).toBe('enhanced');
     expect(parse({ proxy: 'enhanced' }).proxy).toBe('enhanced');
   });
 

@@ -1,15 +1,44 @@
+import { parse as parseHost } from 'tldts';
 import { z } from 'zod';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema } from './scrape-options.js';
 
+/** The `error` (and issue message) of a URL whose host is neither a public domain nor an IP. */
+export const URL_HOST_MESSAGE = 'URL must have a valid top-level domain or be an IP address';
+
+/**
+ * The host of an absolute URL is an IP address, a name under a public suffix (the Public Suffix
+ * List, ICANN and private sections: `example.com`, `user.github.io`; not a bare suffix like `com`),
+ * a loopback name (`localhost`, `*.localhost`) or a name under another special-use TLD of RFC 6761
+ * (`*.test`, `*.example`, `*.invalid`). Loopback names and addresses pass here; whether a
+ * private or loopback target may be fetched is the target guard's decision
+ * (`TRAWL_ALLOW_PRIVATE_TARGETS`: 403 SCRAPE_BLOCKED_TARGET when not), so the schema needs no setting.
+ */
+export function hasPublicOrIpHost(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost') return true;
+  // The special-use names of RFC 6761 (`*.test`, `*.example`, `*.invalid`, `*.localhost`): test
+  // setups name hosts under them; `.invalid` ends in a DNS error, like any name that does not resolve.
+  if (/^[^.]+(\.[^.]+)*\.(test|example|invalid|localhost)$/.test(host)) return true;
+  const parsed = parseHost(host, { allowPrivateDomains: true });
+  return parsed.isIp === true || (parsed.domain !== null && (parsed.isIcann === true || parsed.isPrivate === true));
+}
+
 /**
  * An absolute http(s) URL. A URL given without a scheme (`example.com/page`) gets `http://`, as
- * clients of this API expect; other schemes are rejected.
+ * clients of this API expect; other schemes are rejected, and so is a host that is neither a public
+ * domain nor an IP address ({@link hasPublicOrIpHost}: `not-a-valid-url`, `http://foo`).
  */
 export const httpUrlSchema = z.preprocess(
   (v) => (typeof v === 'string' && v.length > 0 && !/^[a-z][a-z0-9+.-]*:/i.test(v.trim()) ? `http://${v.trim()}` : v),
   z
     .url({ protocol: /^https?$/, error: 'Must be an absolute http or https URL' })
     .max(8192)
+    .refine((u) => !URL.canParse(u) || hasPublicOrIpHost(u), { error: URL_HOST_MESSAGE })
     .meta({ format: 'uri' }),
 );
 

@@ -5,9 +5,9 @@ export const creditUsageResponseSchema = z
   .strictObject({
     success: z.literal(true),
     data: z.strictObject({
-      /** Credits left in the current period. */
+      /** Credits left in the current period; {@link UNLIMITED_USAGE} for a team without a limit. */
       remainingCredits: z.number(),
-      /** Credits the plan grants per period. */
+      /** Credits the plan grants per period; {@link UNLIMITED_USAGE} for a team without a limit. */
       planCredits: z.number(),
       billingPeriodStart: z.string().nullable(),
       billingPeriodEnd: z.string().nullable(),
@@ -67,6 +67,27 @@ export const tokenUsageHistoricalResponseSchema = z
 
 /** Historical token usage body. */
 export type TokenUsageHistoricalResponse = z.output<typeof tokenUsageHistoricalResponseSchema>;
+
+/**
+ * `GET /v2/team/credit-usage/historical` body: the team's billing periods, newest first, with the
+ * credits charged in each. Credits are charged per team, not per key: `apiKey` is never set.
+ */
+export const creditUsageHistoricalResponseSchema = z
+  .strictObject({
+    success: z.literal(true),
+    periods: z.array(z.strictObject({
+      /** Period start, ISO 8601. */
+      startDate: z.string().nullable(),
+      /** Period end (excluded), ISO 8601. */
+      endDate: z.string().nullable(),
+      apiKey: z.string().optional(),
+      creditsUsed: z.number().int().min(0),
+    })),
+  })
+  .meta({ id: 'CreditUsageHistoricalResponse' });
+
+/** Historical credit usage body. */
+export type CreditUsageHistoricalResponse = z.output<typeof creditUsageHistoricalResponseSchema>;
 
 /** Credit usage body. */
 export type CreditUsageResponse = z.output<typeof creditUsageResponseSchema>;

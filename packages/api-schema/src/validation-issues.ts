@@ -51,6 +51,22 @@ export function describeValidationIssues(issues: readonly ValidationIssue[]): st
   return `Bad Request: ${parts.join('; ')}`;
 }
 
+/** The `error` of a body with an unknown key, as the hosted service words it (per API version). */
+export function unrecognizedKeyText(apiVersion: 'v1' | 'v2' = 'v2'): string {
+  return `Unrecognized key in body -- please review the ${apiVersion} API documentation for request body changes`;
+}
+
+/**
+ * The `error` of a 400 validation failure, as the hosted service words it (clients and test suites
+ * match on it): an unknown key gives {@link unrecognizedKeyText}; else a custom rule's own message
+ * (`waitFor must not exceed half of timeout`, `URL must have a valid top-level domain or be an IP
+ * address`); else `Bad Request`. The issues themselves go in `details`.
+ */
+export function validationErrorText(issues: readonly ValidationIssue[], opts: { apiVersion?: 'v1' | 'v2' } = {}): string {
+  if (issues.some((i) => i.code === 'unrecognized_keys')) return unrecognizedKeyText(opts.apiVersion);
+  return issues.find((i) => i.code === 'custom')?.message ?? 'Bad Request';
+}
+
 /**
  * Joins the issues of one union branch into a message (`viewport.height: Invalid input...`). Used by union
  * error maps: zod reports a failed union as one issue at the union's path, and this keeps the inner path.

@@ -85,6 +85,8 @@ export interface ParseDocumentOptions {
   ocr?: OcrEngine;
   /** OCR languages, in the engine's names; the first is the main one. */
   ocrLanguages: string[];
+  /** PDFs: also lay out each page on its own ({@link ParsedDocument.pages}). Default false. */
+  perPage?: boolean;
   now?: () => number;
 }
 
@@ -106,6 +108,8 @@ export interface ParsedDocument {
   totalPages?: number;
   /** Pages whose text came from OCR. */
   ocrPages: number;
+  /** PDFs read with `perPage`: each page read, laid out on its own, in page order. */
+  pages?: Array<{ pageNumber: number; html: string }>;
   /** Non-fatal problems worth logging (a table that could not be read, a page whose OCR failed). */
   warnings: string[];
 }

@@ -13,4 +13,6 @@ export type { MainContentOptions, MainContentResult } from './main-content/extra
 export { htmlToMarkdown } from './markdown/index.js';
 export type { HtmlToMarkdownOptions } from './markdown/index.js';
 export { extractImages, extractLinks, extractMetadata, largestSrcsetCandidate, parseSrcset } from './metadata/index.js';
+export { selectAttributes } from './attributes/select-attributes.js';
 export type { ExtractMetadataOptions, PageMetadata, SrcsetCandidate } from './metadata/index.js';
+export type { SelectedAttribute } from './attributes/select-attributes.js';

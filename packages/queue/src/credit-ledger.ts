@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
 import type { RedisKeys } from './redis-keys.js';
+import type { UsagePeriod } from './token-ledger.js';
 
 /** What a finished scrape used, as far as billing is concerned. */
 export interface ScrapeUsage {
@@ -43,12 +44,27 @@ export function remainingCredits(team: { credits: number | null; creditsUsed: nu
   return team.credits === null ? null : Math.max(0, team.credits - team.creditsUsed);
 }
 
-/** Checks and charges team credits in Redis. */
+/** The UTC day (`YYYY-MM-DD`) of a time in ms. */
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * Checks and charges team credits in Redis: the running total in the team hash (`creditsUsed`) and
+ * one counter per UTC day, from which any billing period's use is summed (periods start at 00:00
+ * UTC, so days never straddle two), as {@link TokenLedger} does for LLM tokens. Read by
+ * `GET /v2/team/credit-usage(/historical)`.
+ */
 export class CreditLedger {
+  private readonly now: () => number;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+    opts: { now?: () => number } = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
 
   /**
    * Throws INSUFFICIENT_CREDITS (402) when the team cannot pay `amount` now. Checked before an
@@ -65,9 +81,27 @@ export class CreditLedger {
     }
   }
 
-  /** Adds `amount` to the team's spent credits; returns the new total spent. */
+  /**
+   * Adds `amount` to the team's spent credits and to today's counter, atomically (both keys share
+   * the team's hash tag); returns the new total spent.
+   */
   async charge(teamId: string, amount: number): Promise<number> {
     if (amount <= 0) return Number((await this.redis.hget(this.keys.team(teamId), 'creditsUsed')) ?? 0);
-    return this.redis.hincrby(this.keys.team(teamId), 'creditsUsed', amount);
+    const replies = await this.redis.multi()
+      .hincrby(this.keys.team(teamId), 'creditsUsed', amount)
+      .hincrby(this.keys.teamCreditsDaily(teamId), utcDay(this.now()), amount)
+      .exec();
+    const [err, total] = replies?.[0] ?? [new Error('credit charge: transaction aborted'), 0];
+    if (err) throw err;
+    return Number(total);
+  }
+
+  /** Credits used in each period (same order), summed from the daily counters. */
+  async usedIn(teamId: string, periods: readonly UsagePeriod[]): Promise<number[]> {
+    const days = Object.entries(await this.redis.hgetall(this.keys.teamCreditsDaily(teamId)));
+    return periods.map((p) => {
+      const [from, to] = [utcDay(p.start.getTime()), utcDay(p.end.getTime())];
+      return days.reduce((sum, [day, n]) => (day >= from && day < to ? sum + Number(n) : sum), 0);
+    });
   }
 }

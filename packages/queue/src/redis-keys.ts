@@ -7,6 +7,7 @@
  * |---|---|---|
  * | `<p>:teams` | set of team ids | TeamStore |
  * | `<p>:{t:ID}:team` | hash: name, concurrency, ratePerMinute, credits, creditsUsed, tokensUsed, flags, disabled (1|0), createdAt | TeamStore (credits fields: CreditLedger; tokensUsed: TokenLedger) |
+ * | `<p>:{t:ID}:credits:daily` | hash UTC day `YYYY-MM-DD` -> credits charged that day, no expiry | CreditLedger |
  * | `<p>:{t:ID}:tokens:daily` | hash UTC day `YYYY-MM-DD` -> LLM tokens used that day, no expiry | TokenLedger |
  * | `<p>:{t:ID}:keys` | hash keyHash -> key record JSON | TeamStore |
  * | `<p>:apikey:<sha256>` | string teamId | TeamStore |
@@ -65,6 +66,10 @@ export class RedisKeys {
   /** LLM tokens used per UTC day; shares the team's hash tag so it is updated with `tokensUsed` in one MULTI. */
   teamTokensDaily(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:tokens:daily`;
+  }
+  /** Credits charged per UTC day; shares the team's hash tag so it is updated with `creditsUsed` in one MULTI. */
+  teamCreditsDaily(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:credits:daily`;
   }
   teamKeys(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:keys`;

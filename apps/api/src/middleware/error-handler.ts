@@ -16,7 +16,7 @@ function fromBodyParser(err: unknown): TrawlError | null {
     return new TrawlError('BAD_REQUEST', 'Malformed percent-encoding in the request path', { cause: err });
   }
   if (e?.type === 'entity.parse.failed') {
-    return new TrawlError('BAD_REQUEST_INVALID_JSON', 'Invalid JSON in request body', { cause: err });
+    return new TrawlError('BAD_REQUEST_INVALID_JSON', 'Bad request, malformed JSON', { cause: err });
   }
   if (e?.type === 'entity.too.deep') {
     return new TrawlError('BAD_REQUEST', (err as Error).message, { details: { maxDepth: (err as { maxDepth?: number }).maxDepth } });
@@ -54,6 +54,7 @@ export function errorHandler(): ErrorRequestHandler {
       te = new TrawlError('UNKNOWN_ERROR', SPEC_MESSAGES.UNKNOWN_ERROR!, { details: { errorId } });
     }
     const status = ERROR_STATUS[te.code];
+    locals(res).errorCode = te.code;
     if (status >= 500 && !errorId) log.warn({ code: te.code, details: te.details }, 'request failed');
     if (res.headersSent) return;
     // Every "try again later" says when: the limiter's own figure, else one second.
@@ -70,9 +71,15 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
-/** 404 for routes that do not exist. */
+/**
+ * 404 ROUTE_NOT_FOUND for a method and path this server does not serve (an endpoint of the hosted
+ * service only, say `/v2/agent`). The message says so, rather than looking like a wrong base URL.
+ */
 export function notFound(): RequestHandler {
   return (req) => {
-    throw new TrawlError('NOT_FOUND', `Cannot ${req.method} ${req.path}`);
+    throw new TrawlError(
+      'ROUTE_NOT_FOUND',
+      `${req.method} ${req.path} is not available on this server (Trawl serves the v2 API; see GET /v2/openapi.json)`,
+    );
   };
 }

@@ -5,7 +5,7 @@ import {
 } from '@trawl/api-schema';
 import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { CrawlService, CrawlStatusPage } from '../services/crawl.service.js';
@@ -90,13 +90,14 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
   const idem = (req: Request) => req.get('x-idempotency-key') || undefined;
 
   router.post('/v2/crawl', api, body, async (req, res) => {
-    const request = parseOrThrow(crawlRequestSchema, req.body);
+    const { data: request, warning } = parseBodyOrThrow(crawlRequestSchema, 'crawl', req.body);
     // The raw body goes along: with `prompt`, only it tells which options the user set.
     const out = await deps.crawls.startCrawl(teamOf(res), request, { idempotencyKey: idem(req), body: req.body, clientGone: clientGone(res) });
+    const warnings = [...(out.warnings ?? []), ...(warning !== undefined ? [warning] : [])];
     res.json({
       success: true, id: out.id, url: `${publicBase(req, deps.publicUrl)}/v2/crawl/${out.id}`,
       ...(out.promptGeneratedOptions ? { promptGeneratedOptions: out.promptGeneratedOptions } : {}),
-      ...(out.warnings ? { warning: out.warnings.join(' ') } : {}),
+      ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
     });
   });
   router.post('/v2/crawl/params-preview', api, body, async (req, res) => {
@@ -105,9 +106,12 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
     res.json({ success: true, data: { url: request.url, ...options }, ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}) });
   });
   router.post('/v2/batch/scrape', api, body, async (req, res) => {
-    const request = parseOrThrow(batchScrapeRequestSchema, req.body);
+    const { data: request, warning } = parseBodyOrThrow(batchScrapeRequestSchema, 'batch', req.body);
     const out = await deps.crawls.startBatch(teamOf(res), request, { idempotencyKey: idem(req) });
-    res.json({ success: true, id: out.id, url: `${publicBase(req, deps.publicUrl)}/v2/batch/scrape/${out.id}`, ...(out.invalidURLs?.length ? { invalidURLs: out.invalidURLs } : {}) });
+    res.json({
+      success: true, id: out.id, url: `${publicBase(req, deps.publicUrl)}/v2/batch/scrape/${out.id}`,
+      ...(out.invalidURLs?.length ? { invalidURLs: out.invalidURLs } : {}), ...(warning !== undefined ? { warning } : {}),
+    });
   });
 
   const activeList = (version: 'v1' | 'v2'): RequestHandler => async (_req, res) => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { extractRequestSchema, jobIdParamsSchema } from '@trawl/api-schema';
 import { extractExpiresAt, type ExtractRecord, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { ExtractService } from '../services/extract.service.js';
@@ -26,7 +26,7 @@ export function extractStatusBody(r: ExtractRecord): Record<string, unknown> {
 export function extractRoutes(deps: { extracts: ExtractService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
   router.post('/v2/extract', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
-    const request = parseOrThrow(extractRequestSchema, req.body);
+    const { data: request } = parseBodyOrThrow(extractRequestSchema, 'extract', req.body);
     const out = await deps.extracts.start(teamOf(res), request);
     res.json({ success: true, id: out.id, ...(out.invalidURLs ? { invalidURLs: out.invalidURLs } : {}) });
   });

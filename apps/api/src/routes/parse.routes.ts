@@ -3,12 +3,12 @@ import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
-  MAX_PARSE_FILE_BYTES, TrawlError, parseRequestSchema, parseUnsupportedOptions, parseUploadRequestSchema, parseUploadUrlRequestSchema,
-  uploadSourceUrl, type ScrapeRequest,
+  MAX_PARSE_FILE_BYTES, TrawlError, ignoredOptionsOf, ignoredOptionsWarning, joinWarnings, parseRequestSchema, parseUnsupportedOptions,
+  parseUploadRequestSchema, parseUploadUrlRequestSchema, splitExperimentalKeys, uploadSourceUrl, type ScrapeRequest,
 } from '@trawl/api-schema';
 import type { CreditLedger, DocumentBodyStore, ParseUploadStore, RateLimiter, Team } from '@trawl/queue';
 import { DEFAULT_MAX_JSON_DEPTH, jsonBody, jsonTextDepthExceeds } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService, StoredUpload } from '../services/scrape.service.js';
@@ -150,8 +150,15 @@ function assertParseOptions(raw: unknown): void {
   }
 }
 
+/** What a parse request names: the options, the stored file, the warning naming accepted-but-ignored options. */
+interface ParseInput {
+  request: ScrapeRequest;
+  upload: StoredUpload;
+  warning: string | undefined;
+}
+
 /** A multipart parse: the file streamed into the store, the options checked (the file is dropped if they fail). */
-async function fromMultipart(req: Request, deps: ParseRoutesDeps): Promise<{ request: ScrapeRequest; upload: StoredUpload }> {
+async function fromMultipart(req: Request, deps: ParseRoutesDeps): Promise<ParseInput> {
   const { options, upload } = await readUpload(req, deps, PARSE_BODY_TTL_SEC);
   if (!upload) throw new TrawlError('BAD_REQUEST', 'The request has no `file` part');
   try {
@@ -169,7 +176,8 @@ async function fromMultipart(req: Request, deps: ParseRoutesDeps): Promise<{ req
       }
     }
     assertParseOptions(raw);
-    return { request: { ...parseOrThrow(parseRequestSchema, raw), url: uploadSourceUrl(upload.filename) }, upload };
+    const parsed = parseBodyOrThrow(parseRequestSchema, 'parse', raw);
+    return { request: { ...parsed.data, url: uploadSourceUrl(upload.filename) }, upload, warning: parsed.warning };
   } catch (err) {
     await deps.documentBodies.delete(upload.jobId);
     throw err;
@@ -180,9 +188,14 @@ async function fromMultipart(req: Request, deps: ParseRoutesDeps): Promise<{ req
  * A JSON parse `{uploadRef, options?}` of a file PUT to an upload URL: the options are checked first
  * (a mistake there keeps the upload), then the upload is taken, once, by its own team only.
  */
-async function fromUploadRef(body: unknown, team: Team, deps: ParseRoutesDeps): Promise<{ request: ScrapeRequest; upload: StoredUpload }> {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) assertParseOptions((body as { options?: unknown }).options);
-  const { uploadRef, options } = parseOrThrow(parseUploadRequestSchema, body);
+async function fromUploadRef(body: unknown, team: Team, deps: ParseRoutesDeps): Promise<ParseInput> {
+  const rawOptions = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { options?: unknown }).options : undefined;
+  assertParseOptions(rawOptions);
+  // The options as the multipart path takes them: `__experimental_*` keys set aside and named in the warning.
+  const split = splitExperimentalKeys(rawOptions);
+  const envelope = rawOptions === undefined ? body : { ...(body as object), options: split.body };
+  const { uploadRef, options } = parseOrThrow(parseUploadRequestSchema, envelope);
+  const warning = ignoredOptionsWarning([...split.keys, ...ignoredOptionsOf('parse', split.body)].map((p) => `options.${p}`));
   const taken = await deps.uploads.consume(uploadRef, team.id);
   if (taken.status === 'not-uploaded') {
     throw new TrawlError('CONFLICT', taken.state === 'uploading' ? 'The upload to this uploadRef is still in progress' : 'Nothing was uploaded to this uploadRef\'s URL yet');
@@ -193,7 +206,7 @@ async function fromUploadRef(body: unknown, team: Team, deps: ParseRoutesDeps): 
   // The bytes now live until the job's deadline; they may have expired just before the record did.
   if (!(await deps.documentBodies.touch(jobId, PARSE_BODY_TTL_SEC))) throw new TrawlError('NOT_FOUND', 'The uploaded file expired');
   const upload: StoredUpload = { jobId, size: size ?? 0, filename, ...(mimeType ? { mimeType } : {}) };
-  return { request: { ...(options ?? parseRequestSchema.parse({})), url: uploadSourceUrl(filename) }, upload };
+  return { request: { ...(options ?? parseRequestSchema.parse({})), url: uploadSourceUrl(filename) }, upload, warning };
 }
 
 function assertEnabled(deps: ParseRoutesDeps): void {
@@ -237,7 +250,7 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
     }
     const team = teamOf(res);
     await deps.credits.ensureAvailable(team.id, 1);
-    const { request, upload } = multipart ? await fromMultipart(req, deps) : await fromUploadRef(req.body, team, deps);
+    const { request, upload, warning: ignoredWarning } = multipart ? await fromMultipart(req, deps) : await fromUploadRef(req.body, team, deps);
     const clientGone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
@@ -253,7 +266,11 @@ export function parseRoutes(deps: ParseRoutesDeps): Router {
       throw err;
     }
     // The source of an upload is its file name.
-    res.json({ success: true, data: { ...document, metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } } });
+    const warning = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, ignoredWarning);
+    res.json({
+      success: true,
+      data: { ...document, ...(warning !== undefined ? { warning } : {}), metadata: { ...(document.metadata as Record<string, unknown> | undefined), sourceURL: upload.filename } },
+    });
   });
   return router;
 }

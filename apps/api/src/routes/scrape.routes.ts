@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
+import { joinWarnings, jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
 import type { RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
-import { parseOrThrow } from '../middleware/validate.js';
+import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService } from '../services/scrape.service.js';
@@ -11,13 +11,14 @@ import type { ScrapeService } from '../services/scrape.service.js';
 export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
   router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
-    const request = parseOrThrow(scrapeRequestSchema, req.body);
+    const { data: request, warning } = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
     const clientGone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
     const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
-    res.json({ success: true, data: document });
+    const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
+    res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });
   });
   router.get('/v2/scrape/:id', rateLimit(deps.limiter, 'status'), async (req, res) => {
     const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { UNLIMITED_USAGE, usageHistoryQuerySchema } from '@trawl/api-schema';
-import { remainingCredits, type JobDispatcher, type RateLimiter, type ResultStore, type TokenLedger } from '@trawl/queue';
+import { remainingCredits, type CreditLedger, type JobDispatcher, type RateLimiter, type ResultStore, type TokenLedger } from '@trawl/queue';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { billingPeriods } from '../services/billing-periods.js';
@@ -10,20 +10,32 @@ import { teamOf } from '../request-context.js';
 const HISTORY_PERIODS = 24;
 
 /** Team status endpoints of COMPAT.md (behind API-key auth). */
-export function teamRoutes(deps: { limiter: RateLimiter; dispatcher: JobDispatcher; results: ResultStore; tokens: TokenLedger }): Router {
+export function teamRoutes(deps: { limiter: RateLimiter; dispatcher: JobDispatcher; results: ResultStore; credits: CreditLedger; tokens: TokenLedger }): Router {
   const router = Router();
   const status = rateLimit(deps.limiter, 'status');
+  // A team without a credit limit reports a large number, not null: clients do arithmetic on it.
   router.get('/v2/team/credit-usage', status, (_req, res) => {
     const team = teamOf(res);
     const [period] = billingPeriods(team.createdAt, new Date());
     res.json({
       success: true,
       data: {
-        remainingCredits: remainingCredits(team),
-        planCredits: team.credits,
+        remainingCredits: remainingCredits(team) ?? UNLIMITED_USAGE,
+        planCredits: team.credits ?? UNLIMITED_USAGE,
         billingPeriodStart: period?.start.toISOString() ?? null,
         billingPeriodEnd: period?.end.toISOString() ?? null,
       },
+    });
+  });
+  // `byApiKey=true` is accepted; credits are charged per team, so the periods are the team's (no `apiKey`).
+  router.get('/v2/team/credit-usage/historical', status, async (req, res) => {
+    parseOrThrow(usageHistoryQuerySchema, req.query);
+    const team = teamOf(res);
+    const periods = billingPeriods(team.createdAt, new Date(), { max: HISTORY_PERIODS });
+    const used = await deps.credits.usedIn(team.id, periods);
+    res.json({
+      success: true,
+      periods: periods.map((p, i) => ({ startDate: p.start.toISOString(), endDate: p.end.toISOString(), creditsUsed: used[i] ?? 0 })),
     });
   });
   // LLM tokens: no team has a token plan here, so what is left is reported as unlimited (a large number).

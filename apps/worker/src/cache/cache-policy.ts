@@ -57,7 +57,7 @@ export function cacheKeyOf(request: ScrapeRequest, teamId?: string): string | nu
 /** The parser settings a document was read with, as stored and compared: `pdf:<mode>:<maxPages|all>`. */
 export function parserSignature(request: ScrapeRequest): string {
   const pdf = request.parsers[0];
-  return pdf ? `pdf:${pdf.mode}:${pdf.maxPages ?? 'all'}` : 'raw';
+  return pdf ? `pdf:${pdf.mode}:${pdf.maxPages ?? 'all'}${pdf.pages === true ? ':pages' : ''}` : 'raw';
 }
 
 /** Why a stored page cannot answer a request, or null when it can. */

@@ -48,6 +48,8 @@ export function convertPage(
     case 'xml':
       return Promise.resolve(textFormats(formats, page));
     default:
+      // rawBase64 (always alone) returns the bytes as they are: any content type, nothing to convert.
+      if (request.formats.every((f) => f.type === 'rawBase64')) return Promise.resolve({});
       return Promise.reject(new TrawlError('SCRAPE_UNSUPPORTED_CONTENT', `Cannot convert content of type ${page.contentType}`, {
         details: { contentType: page.contentType },
       }));

@@ -39,6 +39,8 @@ export interface PageSource {
   binaries?: BinaryUrls;
   /** A parsed document's facts: its own title and properties, page counts, the reader's warnings. */
   file?: CachedDocumentFacts;
+  /** A PDF read with `parsers[].pages`: each page's HTML (the `pages` transformer converts them). */
+  pdfPages?: Array<{ pageNumber: number; html: string }>;
   /** Set on a cache hit: when the stored copy was taken, ms since epoch. */
   cachedAt?: number;
   /** The page as the cache keeps it (fresh results only; stored when the request allows). */

@@ -15,6 +15,8 @@ export interface DocumentParseRequest {
   pdfMode: 'fast' | 'auto' | 'ocr';
   /** The request's `maxPages`, when it set one. */
   maxPages?: number;
+  /** PDFs: each page's HTML too (`parsers[].pages`). */
+  perPage?: boolean;
   /** Epoch ms. */
   deadline: number;
 }
@@ -38,6 +40,7 @@ export function parseOptionsFor(request: DocumentParseRequest, settings: Documen
     signal,
     ...(ocr ? { ocr } : {}),
     ocrLanguages: settings.ocrLanguages,
+    ...(request.perPage === true ? { perPage: true } : {}),
   };
 }
 

@@ -128,7 +128,9 @@ export async function readPdf(bytes: Uint8Array, options: ParseDocumentOptions):
       throw new TrawlError('DOCUMENT_CORRUPT', 'No page of the PDF could be read.', { details: { format: 'pdf' } });
     }
     const ocrPages = pages.filter((p) => p.source === 'ocr').length;
-    return { format: 'pdf', html: pagesToHtml(pages, { title }), title, metadata, numPages, totalPages, ocrPages, warnings };
+    // One page laid out alone keeps its running header and footer: furniture is recognized across pages.
+    const perPage = options.perPage === true ? { pages: pages.map((p) => ({ pageNumber: p.pageNumber, html: pagesToHtml([p]) })) } : {};
+    return { format: 'pdf', html: pagesToHtml(pages, { title }), title, metadata, numPages, totalPages, ocrPages, warnings, ...perPage };
   } finally {
     await doc.destroy();
   }

@@ -30,7 +30,8 @@ function findAll(test: (el: Element) => boolean, nodes: AnyNode[]): Element[] {
 
 const SELECT_OPTIONS = { adapter: { ...DomUtils, findAll } };
 
-function safeSelectAll(selector: string, root: AnyNode, invalid: string[]): Element[] {
+/** css-select over `root` with the fast findAll; a selector it rejects is added to `invalid` and selects nothing. */
+export function safeSelectAll(selector: string, root: AnyNode, invalid: string[]): Element[] {
   try {
     return selectAll<AnyNode, Element>(selector, root, SELECT_OPTIONS);
   } catch {

@@ -80,6 +80,7 @@ export class DocumentsStage implements FetchStage {
         input,
         pdfMode: pdfParser?.mode ?? 'auto',
         ...(pdfParser?.maxPages !== undefined ? { maxPages: pdfParser.maxPages } : {}),
+        ...(pdfParser?.pages === true ? { perPage: true } : {}),
         deadline: job.deadline,
       }, signal);
     } catch (err) {
@@ -104,6 +105,8 @@ export class DocumentsStage implements FetchStage {
     const source = documentHtmlSource(request, { page: { ...page, contentType }, html: parsed.html, facts: read }, {
       proxyUsed, creditsUsed: scrapeCredits({ proxyUsed, ...(read.format === 'pdf' ? { pdfPages: read.numPages } : {}) }),
     });
+    // The cache keeps the whole document's HTML only: a read with pages is not stored (its signature never matches).
+    if (parsed.pages !== undefined) return { kind: 'page', source: { ...source, pdfPages: parsed.pages } };
     return {
       kind: 'page',
       source: {

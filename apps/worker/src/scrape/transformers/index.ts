@@ -2,6 +2,7 @@ import type { ScrapeRequest } from '@trawl/api-schema';
 import type { HtmlPipelineFormats } from '@trawl/html';
 import type { Llm } from '@trawl/llm';
 import type { ChangeTracker } from '../change-tracking.js';
+import { attributesTransformer } from './attributes.transformer.js';
 import { changeTrackingTransformer } from './change-tracking.transformer.js';
 import { cleanContentTransformer } from './clean-content.transformer.js';
 import { highlightsTransformer } from './highlights.transformer.js';
@@ -10,7 +11,9 @@ import { imagesTransformer } from './images.transformer.js';
 import { jsonTransformer } from './json.transformer.js';
 import { linksTransformer } from './links.transformer.js';
 import { markdownTransformer } from './markdown.transformer.js';
+import { pagesTransformer } from './pages.transformer.js';
 import { questionTransformer } from './question.transformer.js';
+import { rawBase64Transformer } from './raw-base64.transformer.js';
 import { rawHtmlTransformer } from './raw-html.transformer.js';
 import { screenshotTransformer } from './screenshot.transformer.js';
 import { summaryTransformer } from './summary.transformer.js';
@@ -39,6 +42,9 @@ export function documentTransformers(deps: TransformerDeps): readonly DocumentTr
     rawHtmlTransformer,
     linksTransformer,
     imagesTransformer,
+    attributesTransformer,
+    rawBase64Transformer,
+    pagesTransformer,
     screenshotTransformer,
     jsonTransformer(deps.llm),
     summaryTransformer(deps.llm),
