@@ -30,8 +30,8 @@ async function uploadUrl(c: TestCluster, body: Record<string, unknown>, key = BO
 }
 
 /** PUT to an upload URL, without an API key (the URL's token is the credential). */
-async function put(url: string, body: BodyInit, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const res = await fetch(url, { method: 'PUT', headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+async function put(url: string, body: Buffer | string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+  const res = await fetch(url, { method: 'PUT', headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as Parameters<typeof fetch>[1]);
   return { status: res.status, body: await res.json() as Json };
 }
 
