@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
 import { parseUploadPutResponseSchema, parseUploadUrlResponseSchema, scrapeResponseSchema } from '@trawl/api-schema';
 import { buildPdf } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
@@ -153,6 +154,27 @@ describe('the upload-url flow', () => {
     expect((await parseRef(issued.body.uploadRef as string)).status).toBe(200);
     expect((await cluster.call('GET', '/health/ready', { key: null })).status).toBe(200);
   }, 60_000);
+
+  it('answers 413 from the declared Content-Length before the body is sent', async () => {
+    const issued = await uploadUrl(cluster, { filename: 'declared.pdf' });
+    const url = new URL(issued.body.uploadUrl as string);
+    // Headers and a few bytes of a body declared too large, then nothing: the answer must not wait for the rest.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname + url.search, headers: { 'content-length': String(MAX_FILE_BYTES * 4) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.write(REPORT.subarray(0, 100));
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(await cluster.redis.keys('trawl:docbody:*')).toEqual([]);
+  }, 30_000);
 
   it('validates the requests and keeps the upload when the options are refused', async () => {
     expect((await uploadUrl(cluster, {})).body.code).toBe('BAD_REQUEST');

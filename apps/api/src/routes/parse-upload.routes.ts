@@ -1,6 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PassThrough } from 'node:stream';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { MAX_PARSE_FILE_BYTES, TrawlError } from '@trawl/api-schema';
 import type { DocumentBodyStore, ParseUploadRecord, ParseUploadStore } from '@trawl/queue';
@@ -46,22 +45,6 @@ function declaredType(header: string | undefined): string | undefined {
   return t && t !== 'application/octet-stream' && t.length <= 256 ? t : undefined;
 }
 
-/**
- * The request body as a stream the store may abandon: when the store stops early (too large), only
- * this pass-through is destroyed, the request is drained, and the client still gets its 413 answer
- * instead of a reset connection. An interrupted request fails the stream.
- */
-function bodyOf(req: Request): PassThrough {
-  const pass = new PassThrough();
-  const interrupted = () => pass.destroy(new TrawlError('BAD_REQUEST', 'The upload was interrupted'));
-  req.on('error', interrupted);
-  req.on('close', () => {
-    if (!req.complete) interrupted();
-  });
-  req.pipe(pass);
-  return pass;
-}
-
 const refSchema = z.uuid();
 
 /**
@@ -101,10 +84,11 @@ export function parseUploadRoutes(deps: {
       const keepSec = uploadKeepSec(deps.timing);
       let size: number;
       try {
-        size = await deps.documentBodies.put(record.jobId, bodyOf(req), { ttlSec: keepSec + 60, maxBytes: maxFileBytes });
+        size = await deps.documentBodies.put(record.jobId, req, { ttlSec: keepSec + 60, maxBytes: maxFileBytes });
         if (size === 0) throw new TrawlError('BAD_REQUEST', 'The file is empty');
       } catch (err) {
-        // Nothing is kept (the store deleted what it wrote) and the URL may be used again.
+        // Too large, empty or interrupted (the request stream failed): nothing is kept (the store
+        // deleted what it wrote) and the URL may be used again.
         await deps.documentBodies.delete(record.jobId);
         await deps.uploads.abortUpload(record.ref);
         throw err instanceof TrawlError ? err : new TrawlError('BAD_REQUEST', 'The upload was interrupted');
