@@ -50,8 +50,19 @@ const CRAWL_FIELDS = [
   'url', 'prompt', 'excludePaths', 'includePaths', 'maxDiscoveryDepth', 'sitemap', 'ignoreQueryParameters', 'limit', 'crawlEntireDomain',
   'allowExternalLinks', 'allowSubdomains', 'delay', 'maxConcurrency', 'webhook', 'scrapeOptions', 'zeroDataRetention', 'regexOnFullURL',
 ] as const;
+const V1_CRAWL_FIELDS = [
+  'url', 'excludePaths', 'includePaths', 'maxDepth', 'maxDiscoveryDepth', 'ignoreSitemap', 'ignoreQueryParameters', 'limit', 'allowBackwardLinks',
+  'crawlEntireDomain', 'allowExternalLinks', 'allowSubdomains', 'delay', 'maxConcurrency', 'webhook', 'scrapeOptions', 'zeroDataRetention', 'regexOnFullURL',
+] as const;
 const BATCH_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', 'zeroDataRetention', ...SCRAPE_FIELDS.filter((f) => f !== 'url')] as const;
 const MAP_FIELDS = ['url', 'search', 'sitemap', 'includeSubdomains', 'ignoreQueryParameters', 'limit', 'timeout', 'location', 'headers', 'auditMetadata'] as const;
+const V1_SCRAPE_FIELDS = [
+  'url', 'formats', 'jsonOptions', 'extract', 'changeTrackingOptions', 'parsePDF', 'proxy', 'maxAge', 'headers', 'includeTags', 'excludeTags',
+  'onlyMainContent', 'waitFor', 'timeout', 'location', 'mobile', 'skipTlsVerification', 'removeBase64Images', 'blockAds', 'storeInCache',
+  'actions', 'zeroDataRetention', 'origin', 'integration',
+] as const;
+const V1_BATCH_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', ...V1_SCRAPE_FIELDS.filter((f) => f !== 'url')] as const;
+const V1_MAP_FIELDS = ['url', 'search', 'ignoreSitemap', 'sitemapOnly', 'includeSubdomains', 'limit', 'timeout', 'useIndex', 'location'] as const;
 const MONITOR_FIELDS = ['name', 'schedule', 'webhook', 'notification', 'targets', 'retentionDays', 'goal', 'judgeEnabled', 'status'] as const;
 const TEAM_FIELDS = ['name', 'concurrency', 'ratePerMinute', 'credits', 'flags'] as const;
 const MONITOR_BASE = { name: 'fuzz', schedule: { cron: '0 3 * * *' }, targets: [{ type: 'scrape', urls: [URL_OK] }] };
@@ -79,6 +90,12 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/crawl/active', key: 'api' },
   { method: 'GET', path: '/v2/crawl/ongoing', key: 'api' },
   { method: 'GET', path: '/v1/crawl/active', key: 'api' },
+  { method: 'GET', path: '/v1/crawl/ongoing', key: 'api' },
+  { method: 'POST', path: '/v1/crawl', key: 'api', body: 'json', fields: V1_CRAWL_FIELDS, base: { url: URL_OK } },
+  { method: 'GET', path: '/v1/crawl/:id', key: 'api', query: ['skip', 'limit'] },
+  { method: 'GET', path: '/v1/crawl/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/crawl/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/crawl/:id', key: 'api' },
   { method: 'GET', path: '/v2/crawl/:id', key: 'api', query: ['skip', 'limit'] },
   { method: 'GET', path: '/v2/crawl/:id/errors', key: 'api' },
   { method: 'DELETE', path: '/v2/crawl/:id', key: 'api' },
@@ -100,6 +117,22 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/team/credit-usage/historical', key: 'api', query: ['byApiKey'] },
   { method: 'GET', path: '/v2/team/queue-status', key: 'api' },
   { method: 'GET', path: '/v2/concurrency-check', key: 'api' },
+  { method: 'POST', path: '/v1/scrape', key: 'api', body: 'json', fields: V1_SCRAPE_FIELDS, base: { url: URL_OK }, sync: true },
+  { method: 'GET', path: '/v1/scrape/:id', key: 'api' },
+  { method: 'POST', path: '/v1/batch/scrape', key: 'api', body: 'json', fields: V1_BATCH_FIELDS, base: { urls: [URL_OK] } },
+  { method: 'GET', path: '/v1/batch/scrape/:id', key: 'api', query: ['skip', 'limit'] },
+  { method: 'GET', path: '/v1/batch/scrape/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/batch/scrape/:id/errors', key: 'api' },
+  { method: 'DELETE', path: '/v1/batch/scrape/:id', key: 'api' },
+  { method: 'POST', path: '/v1/map', key: 'api', body: 'json', fields: V1_MAP_FIELDS, base: { url: URL_OK }, sync: true },
+  { method: 'POST', path: '/v1/extract', key: 'api', body: 'json', fields: ['urls', 'prompt', 'schema', 'systemPrompt', 'includeSubdomains', 'scrapeOptions'], base: { urls: [URL_OK], prompt: 'fuzz' } },
+  { method: 'GET', path: '/v1/extract/:id', key: 'api' },
+  { method: 'GET', path: '/v1/team/credit-usage', key: 'api' },
+  { method: 'GET', path: '/v1/team/credit-usage/historical', key: 'api', query: ['byApiKey'] },
+  { method: 'GET', path: '/v1/team/token-usage', key: 'api' },
+  { method: 'GET', path: '/v1/team/token-usage/historical', key: 'api', query: ['byApiKey'] },
+  { method: 'GET', path: '/v1/team/queue-status', key: 'api' },
+  { method: 'GET', path: '/v1/concurrency-check', key: 'api' },
   { method: 'POST', path: '/admin/teams', key: 'admin', body: 'json', fields: TEAM_FIELDS, base: { name: 'fuzz' } },
   { method: 'GET', path: '/admin/teams', key: 'admin' },
   { method: 'GET', path: '/admin/teams/:id', key: 'admin' },
@@ -302,12 +335,13 @@ async function pool<T>(items: readonly T[], parallel: number, fn: (item: T) => P
 
 /** `METHOD /path` of every route in the app's router, nested routers included. */
 function appRoutes(): string[] {
-  type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
+  type Layer = { route?: { path: string | string[]; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
   const app = cluster.api.server.listeners('request')[0] as unknown as { router: { stack: Layer[] } };
   const out: string[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
-      if (layer.route) for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${layer.route.path}`);
+      // A route may serve several paths (the v1 and v2 spellings of one handler).
+      if (layer.route) for (const m of Object.keys(layer.route.methods)) for (const p of [layer.route.path].flat()) out.push(`${m.toUpperCase()} ${p}`);
       else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };

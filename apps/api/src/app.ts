@@ -14,6 +14,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.js';
 import { blobRoutes } from './routes/blob.routes.js';
 import { crawlRoutes } from './routes/crawl.routes.js';
+import { crawlV1Routes } from './routes/crawl-v1.routes.js';
 import { extractRoutes } from './routes/extract.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
@@ -22,6 +23,7 @@ import { parseUploadRoutes } from './routes/parse-upload.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
+import { v1Routes } from './routes/v1.routes.js';
 import { CrawlService } from './services/crawl.service.js';
 import type { ExtractService } from './services/extract.service.js';
 import { MapService } from './services/map.service.js';
@@ -115,6 +117,7 @@ export function createApp(deps: AppDeps): Express {
     uploads: deps.parseUploads, uploadTiming, ...publicUrl,
   }));
   app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
+  app.use(crawlV1Routes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   const maps = new MapService({
     queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits, cancellations: deps.cancellations,
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
@@ -122,6 +125,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(extractRoutes({ extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
+  app.use(v1Routes({ scrape, crawls: deps.crawls, maps, extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(teamRoutes({ limiter: deps.limiter, dispatcher: deps.dispatcher, results: deps.results, credits: deps.credits, tokens: deps.tokens }));
   app.use(notFound());
   app.use(errorHandler());

@@ -179,6 +179,7 @@ export {
   type MapRequestInput,
   type MapRequest,
 } from './crawl.js';
+export { V1_DEFAULT_MAX_DEPTH, v1CrawlRequestSchema, v1CrawlStartResponseSchema, v1CrawlStatusResponseSchema, type V1CrawlRequestInput } from './v1/v1-crawl-request.js';
 export {
   MAX_EXTRACT_URLS,
   EXTRACT_WILDCARD_SUFFIX,
@@ -246,3 +247,18 @@ export {
   type MonitorConfig,
   type MonitorSummary,
 } from './monitor.js';
+export {
+  V1_FORMAT_NAMES,
+  v1ScrapeOptionsShape,
+  v1ScrapeOptionsObjectSchema,
+  checkV1ScrapeOptions,
+  v1ScrapeOptionsToV2,
+  v1JsonKeys,
+  type V1FormatName,
+  type V1JsonKeys,
+  type V1JsonOptions,
+  type V1ScrapeOptions,
+} from './v1/v1-scrape-options.js';
+export { v1ScrapeRequestSchema, v1BatchScrapeRequestSchema, v1MapRequestSchema, v1ExtractRequestSchema } from './v1/v1-requests.js';
+export { v1Document, v1MapLinks, parseUnifiedDiff, type V1Diff, type V1DiffChange } from './v1/v1-document.js';
+export { v1RecordScrapeOptions } from './v1/v1-record-options.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { jobIdSchema } from '@trawl/api-schema';
+import { jobIdSchema, v1Document, type Document } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { crawlExpiresAt, type CrawlEvent, type CrawlKind, type CrawlStore, type RedisKeys, type Team, type TeamStore } from '@trawl/queue';
 import type { CrawlService } from '../services/crawl.service.js';
@@ -74,8 +74,8 @@ function apiKeyOf(req: IncomingMessage): string | undefined {
 
 /**
  * WebSocket status stream of a crawl or batch (`GET /v2/crawl/:id` and `/v2/batch/scrape/:id` with
- * Upgrade): a `catchup` with the status and the documents so far, a `document` message per new page,
- * then `done` (completed), `error` (failed) or a final `status` message (cancelled), and the socket closes.
+ * Upgrade; `/v1/crawl/:id` for either, with v1 documents): a `catchup` with the status and the
+ * documents so far, a `document` message per new page, then `done` (completed), `error` (failed) or a final `status` message (cancelled), and the socket closes.
  * Driven by the crawl events channel; nothing polls.
  */
 export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSocketServer {
@@ -83,12 +83,12 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     void (async () => {
-      const m = /^\/v2\/(crawl|batch\/scrape)\/([^/?#]+)\/?(?:\?.*)?$/.exec(req.url ?? '');
-      if (!m) return reject(socket, 404, 'Not Found');
-      const kind: CrawlKind = m[1] === 'crawl' ? 'crawl' : 'batch';
+      const m = /^\/(v1|v2)\/(crawl|batch\/scrape)\/([^/?#]+)\/?(?:\?.*)?$/.exec(req.url ?? '');
+      if (!m || (m[1] === 'v1' && m[2] !== 'crawl')) return reject(socket, 404, 'Not Found');
+      const version = m[1] === 'v1' ? 'v1' : 'v2';
       let raw: string;
       try {
-        raw = decodeURIComponent(m[2]!);
+        raw = decodeURIComponent(m[3]!);
       } catch {
         return reject(socket, 400, 'Bad Request');
       }
@@ -98,12 +98,18 @@ export function attachCrawlStream(server: Server, deps: CrawlStreamDeps): WebSoc
       const team = key ? await deps.teams.resolveKey(key) : null;
       if (!team) return reject(socket, 401, 'Unauthorized');
       if (team.disabled) return reject(socket, 403, 'Forbidden');
-      try {
-        await deps.crawls.find(team, id.data, kind);
-      } catch {
-        return reject(socket, 404, 'Not Found');
+      // v1 has one stream path for both: the 1.x SDK watches a batch scrape at /v1/crawl/:id too.
+      const kinds: CrawlKind[] = version === 'v1' ? ['crawl', 'batch'] : [m[2] === 'crawl' ? 'crawl' : 'batch'];
+      let kind: CrawlKind | undefined;
+      for (const k of kinds) {
+        if (await deps.crawls.find(team, id.data, k).then(() => true, () => false)) {
+          kind = k;
+          break;
+        }
       }
-      wss.handleUpgrade(req, socket, head, (ws) => void stream(ws, id.data, team, kind, deps));
+      if (kind === undefined) return reject(socket, 404, 'Not Found');
+      const toClient: ToClient = version === 'v1' ? (doc) => v1Document(doc) : (doc) => doc;
+      wss.handleUpgrade(req, socket, head, (ws) => void stream(ws, id.data, team, kind, toClient, deps, version));
     })().catch((err: unknown) => {
       deps.logger.warn({ err }, 'crawl stream upgrade failed');
       reject(socket, 500, 'Internal Server Error');
@@ -117,16 +123,44 @@ function send(ws: WebSocket, message: unknown): Promise<void> {
   return new Promise((resolve, reject) => ws.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve())));
 }
 
-async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKind, deps: CrawlStreamDeps): Promise<void> {
+/** A stored document as the stream's client reads it (v1 documents on the v1 path). */
+type ToClient = (doc: Document) => unknown;
+
+/** The state sent with the last message. */
+interface FinalSnapshot {
+  status: string;
+  total: number;
+  completed: number;
+  creditsUsed: number;
+}
+
+/** Longest WebSocket close reason, bytes (RFC 6455: a 125-byte control payload minus the code). */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/**
+ * The v1 stream's end, as the 1.x SDK's CrawlWatcher reads it: the terminal message is the close
+ * reason (`{"type":"done"}`, or `{"type":"error","error":...}` for a failed or cancelled crawl), not
+ * a message; the watcher parses every close reason, and has no terminal event for a cancelled crawl
+ * other than `error`.
+ */
+function v1CloseReason(snapshot: FinalSnapshot, error: string | undefined): string {
+  if (snapshot.status === 'completed') return JSON.stringify({ type: 'done' });
+  let text = snapshot.status === 'cancelled' ? 'Crawl was cancelled' : (error ?? 'The crawl failed');
+  // Shortened until it fits (JSON.stringify escapes a lone surrogate a cut may leave: still valid JSON).
+  while (Buffer.byteLength(JSON.stringify({ type: 'error', error: text })) > MAX_CLOSE_REASON_BYTES) text = text.slice(0, -1);
+  return JSON.stringify({ type: 'error', error: text });
+}
+
+async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKind, toClient: ToClient, deps: CrawlStreamDeps, version: 'v1' | 'v2'): Promise<void> {
   let sent = 0;
   // Busy until the catch-up is sent: events meanwhile only mark `again`, and are handled right after.
   let busy = true;
   let again = false;
   let finished = false;
-  const finish = () => {
+  const finish = (reason?: string) => {
     finished = true;
     stop();
-    ws.close(1000);
+    ws.close(1000, reason);
   };
   const pushNew = async (): Promise<void> => {
     if (busy) {
@@ -144,14 +178,18 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
           const { docs } = await deps.store.documents(crawlId, { skip: sent, limit: READ_CHUNK, maxBytes: Number.MAX_SAFE_INTEGER });
           // One at a time, each waiting for the socket to take it: a slow reader never makes this
           // process buffer a whole crawl.
-          for (const doc of docs) await send(ws, { type: 'document', data: doc });
+          for (const doc of docs) await send(ws, { type: 'document', data: toClient(doc) });
           sent += docs.length;
           if (docs.length < READ_CHUNK) break;
         }
         if (!record || record.status !== 'scraping') {
-          const snapshot = record
+          const snapshot: FinalSnapshot = record
             ? { status: record.status, total: record.total, completed: record.completed, creditsUsed: record.creditsUsed }
             : { status: 'failed', total: 0, completed: 0, creditsUsed: 0 };
+          if (version === 'v1') {
+            finish(v1CloseReason(snapshot, record?.error));
+            return;
+          }
           // `done` for a completed crawl; `error` for a failed one (as clients expect); a cancelled one
           // ends with its status snapshot (the SDK ends its watcher on any terminal status).
           await send(ws, snapshot.status === 'completed'
@@ -183,7 +221,7 @@ async function stream(ws: WebSocket, crawlId: string, team: Team, kind: CrawlKin
         // The final status comes in the last message, after every document: a client that stops at
         // a terminal status in the catch-up would miss documents past its first 100.
         status: 'scraping', total: r.total, completed: r.completed, creditsUsed: r.creditsUsed,
-        expiresAt: crawlExpiresAt(r).toISOString(), data: page.data,
+        expiresAt: crawlExpiresAt(r).toISOString(), data: page.data.map(toClient),
       },
     });
     sent = page.data.length;

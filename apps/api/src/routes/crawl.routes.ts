@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import {
   TrawlError, batchScrapeRequestSchema, crawlParamsPreviewRequestSchema, crawlRequestSchema, crawlStatusQuerySchema, jobIdParamsSchema,
-  toValidationIssues, type CrawlParamsPreviewRequest,
+  toValidationIssues, v1RecordScrapeOptions, type CrawlParamsPreviewRequest,
 } from '@trawl/api-schema';
 import { crawlExpiresAt, type CrawlKind, type CrawlRecord, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
@@ -9,7 +9,6 @@ import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { CrawlService, CrawlStatusPage } from '../services/crawl.service.js';
-import { v1ScrapeOptions } from './v1-scrape-options.js';
 
 export interface CrawlRoutesDeps {
   crawls: CrawlService;
@@ -56,7 +55,7 @@ function activeRecord(r: CrawlRecord, version: 'v1' | 'v2'): Record<string, unkn
     teamId: r.teamId,
     url: r.url,
     created_at: new Date(r.createdAt).toISOString(),
-    options: version === 'v1' ? { ...options, scrapeOptions: v1ScrapeOptions(so) } : { ...options, scrapeOptions: so },
+    options: version === 'v1' ? { ...options, scrapeOptions: v1RecordScrapeOptions(so) } : { ...options, scrapeOptions: so },
   };
 }
 
@@ -73,7 +72,7 @@ function parsePreviewRequest(body: unknown): CrawlParamsPreviewRequest {
 }
 
 /** Aborts when the client goes away before its answer was sent. */
-function clientGone(res: Response): AbortSignal {
+export function clientGone(res: Response): AbortSignal {
   const gone = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();
@@ -121,6 +120,8 @@ export function crawlRoutes(deps: CrawlRoutesDeps): Router {
   router.get('/v2/crawl/ongoing', status, activeList('v2'));
   router.get('/v2/crawl/active', status, activeList('v2'));
   router.get('/v1/crawl/active', status, activeList('v1'));
+  // The v1 name of the same list (the 1.x SDK has no method for it; the hosted service serves both).
+  router.get('/v1/crawl/ongoing', status, activeList('v1'));
 
   for (const [kind, path] of [['crawl', '/v2/crawl'], ['batch', '/v2/batch/scrape']] as [CrawlKind, string][]) {
     router.get(`${path}/:id`, status, async (req, res) => {

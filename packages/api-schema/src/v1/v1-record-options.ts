@@ -1,9 +1,9 @@
 /**
  * v2 scrape options (parsed) in the field names of the v1 active-crawl record: formats as strings
  * (`screenshot@fullPage`), `parsePDF`, `jsonOptions`, `changeTrackingOptions`. Fields v1 did not have
- * are left out.
+ * are left out. The reverse of {@link v1ScrapeOptionsToV2}, for records a v1 client reads back.
  */
-export function v1ScrapeOptions(so: Record<string, unknown>): Record<string, unknown> {
+export function v1RecordScrapeOptions(so: Record<string, unknown>): Record<string, unknown> {
   const formats = Array.isArray(so.formats) ? (so.formats as { type: string; [k: string]: unknown }[]) : [];
   const out: Record<string, unknown> = {};
   for (const key of [
