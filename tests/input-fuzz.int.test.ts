@@ -25,11 +25,12 @@ const PARALLEL = 8;
 
 type KeyKind = 'api' | 'admin' | 'none';
 interface RouteSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'HEAD';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   /** Express pattern: `:name` parameters, `*name` wildcard. */
   path: string;
   key: KeyKind;
-  body?: 'json' | 'multipart';
+  /** `raw`: any bytes with any content type (an upload PUT). */
+  body?: 'json' | 'multipart' | 'raw';
   /** Body fields the schema knows, to reach deeper than "unknown key". */
   fields?: readonly string[];
   /** A valid body the generator mutates. */
@@ -76,6 +77,10 @@ const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/v2/scrape', key: 'api', body: 'json', fields: SCRAPE_FIELDS, base: { url: URL_OK }, sync: true },
   { method: 'GET', path: '/v2/scrape/:id', key: 'api' },
   { method: 'POST', path: '/v2/parse', key: 'api', body: 'multipart', fields: SCRAPE_FIELDS.filter((f) => f !== 'url'), base: {}, sync: true },
+  // The JSON form of the same route (a file uploaded through an upload URL); an unknown ref never runs a parse.
+  { method: 'POST', path: '/v2/parse', key: 'api', body: 'json', fields: ['uploadRef', 'options'], base: { uploadRef: '7d4c8a1e-5b7f-4c1a-9e2d-3f6b8a9c0d1e', options: {} } },
+  { method: 'POST', path: '/v2/parse/upload-url', key: 'api', body: 'json', fields: ['filename', 'contentType'], base: { filename: 'a.pdf' } },
+  { method: 'PUT', path: '/v2/parse/uploads/:ref', key: 'none', body: 'raw', query: ['token'] },
   { method: 'POST', path: '/v2/batch/scrape', key: 'api', body: 'json', fields: BATCH_FIELDS, base: { urls: [URL_OK] } },
   { method: 'GET', path: '/v2/batch/scrape/:id', key: 'api', query: ['skip', 'limit'] },
   { method: 'GET', path: '/v2/batch/scrape/:id/errors', key: 'api' },
@@ -141,7 +146,7 @@ const ROUTES: RouteSpec[] = [
 let cluster: TestCluster;
 let fuzzKey: string;
 /** Ids that exist, so generated requests also reach past the "not found" answers. */
-const known: Record<string, string[]> = { id: [], checkId: [], key: [] };
+const known: Record<string, string[]> = { id: [], checkId: [], key: [], ref: [], token: [] };
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ TRAWL_DOCUMENTS_ENABLED: 'true', TRAWL_SYNC_GRACE_MS: '0' }, { worker: false });
@@ -156,6 +161,11 @@ beforeAll(async () => {
   expect([batch.status, crawl.status, monitor.status]).toEqual([200, 200, 200]);
   known.id!.push(victim.body.id as string, batch.body.id as string, crawl.body.id as string, monitor.body.data.id as string);
   known.key!.push('tr-not-a-key');
+  // An issued upload URL, so generated PUTs reach past "no such upload".
+  const upload = await cluster.call('POST', '/v2/parse/upload-url', { key: fuzzKey, body: { filename: 'fuzz.pdf' } });
+  expect(upload.status).toBe(200);
+  known.ref!.push(upload.body.uploadRef as string);
+  known.token!.push(new URL(upload.body.uploadUrl as string).searchParams.get('token')!);
 });
 
 afterAll(async () => {
@@ -208,7 +218,8 @@ function pathArb(pattern: string): fc.Arbitrary<string> {
 
 function queryArb(keys: readonly string[]): fc.Arbitrary<string> {
   const key = keys.length ? fc.oneof(fc.constantFrom(...keys), text) : text;
-  const value = fc.oneof(text, fc.integer().map(String), fc.constantFrom('-1', '1e9', 'NaN', '0x10', '1.5'));
+  // Known secrets (an upload URL's token) too, so some requests pass the credential check.
+  const value = fc.oneof(text, fc.integer().map(String), fc.constantFrom('-1', '1e9', 'NaN', '0x10', '1.5', ...(known.token ?? [])));
   return fc.tuple(
     fc.array(fc.tuple(key, value), { maxLength: 4 }),
     fc.constantFrom('', '', '', '&%ZZ=%', '&a[b][c]=1', '&skip=1&skip=2'),
@@ -245,6 +256,12 @@ function withShortTimeout(v: unknown): unknown {
 }
 
 const BOUNDARY = 'fuzzboundary';
+/** Raw upload bytes with a content type, sometimes none. */
+const rawBodyArb: fc.Arbitrary<{ text: string; contentType: string }> = fc.tuple(
+  fc.uint8Array({ maxLength: 300 }),
+  fc.constantFrom('application/pdf', 'application/octet-stream', 'text/csv; charset=utf-8', 'multipart/form-data', 'application/json', ''),
+).map(([bytes, contentType]) => ({ text: Buffer.from(bytes).toString('latin1'), contentType }));
+
 /** A multipart parse body: options and file parts, sometimes cut short or mangled. */
 function multipartArb(spec: RouteSpec): fc.Arbitrary<{ text: string; contentType: string }> {
   return fc.tuple(
@@ -273,7 +290,7 @@ interface Input {
 
 function inputArb(spec: RouteSpec): fc.Arbitrary<Input> {
   const key = fc.constantFrom<'right' | 'none' | 'wrong'>('right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'none', 'wrong');
-  const body = spec.body === 'json' ? jsonBodyArb(spec) : spec.body === 'multipart' ? multipartArb(spec) : fc.constant(undefined);
+  const body = spec.body === 'json' ? jsonBodyArb(spec) : spec.body === 'multipart' ? multipartArb(spec) : spec.body === 'raw' ? rawBodyArb : fc.constant(undefined);
   const encoding = fc.constantFrom('identity', 'identity', 'identity', 'identity', 'gzip', 'gzip-lie', 'br-lie', 'bogus');
   return fc.tuple(pathArb(spec.path), queryArb(spec.query ?? []), key, body, encoding).map(([path, query, k, b, enc]) => {
     const headers: Record<string, string> = {};

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Capability } from '@trawl/api-schema';
 import type { LocalBlobStore } from '@trawl/blob-store';
 import { createHttpMetrics, type Logger, type Registry } from '@trawl/observability';
-import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore, TokenLedger } from '@trawl/queue';
+import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ParseUploadStore, QueueSet, RateLimiter, ResultStore, ResultWaiter, TeamStore, TokenLedger } from '@trawl/queue';
 import type { ApiConfig } from './config.js';
 import { adminAuth, apiKeyAuth } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -19,6 +19,7 @@ import { extractRoutes } from './routes/extract.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
 import { parseRoutes } from './routes/parse.routes.js';
+import { parseUploadRoutes } from './routes/parse-upload.routes.js';
 import { scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   queues: QueueSet;
   /** Uploads waiting for the documents role. */
   documentBodies: DocumentBodyStore;
+  /** Upload URLs of the large-file parse flow. */
+  parseUploads: ParseUploadStore;
   /** Stops running work whose caller went away. */
   cancellations: JobCancellations;
   /** The crawl and batch service, shared with the WebSocket stream. */
@@ -102,13 +105,17 @@ export function createApp(deps: AppDeps): Express {
   });
   // Blob URLs carry their own signature instead of an API key.
   app.use(blobRoutes({ store: deps.blobs }));
+  // Upload URLs carry their own token too.
+  const uploadTiming = { urlTtlSec: config.TRAWL_PARSE_UPLOAD_URL_TTL_SEC };
+  app.use(parseUploadRoutes({ uploads: deps.parseUploads, documentBodies: deps.documentBodies, timing: uploadTiming, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES }));
   app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
   app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
+  const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(parseRoutes({
     scrape, limiter: deps.limiter, credits: deps.credits, documentBodies: deps.documentBodies,
     enabled: config.TRAWL_DOCUMENTS_ENABLED, maxOptionsBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES,
+    uploads: deps.parseUploads, uploadTiming, ...publicUrl,
   }));
-  const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(crawlRoutes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(crawlV1Routes({ crawls: deps.crawls, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   const maps = new MapService({

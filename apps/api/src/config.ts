@@ -72,6 +72,12 @@ export const apiConfigSchema = z.object({
   TRAWL_DOCUMENTS_ENABLED: envBoolean(true),
   /** Largest file `POST /v2/parse` accepts, bytes; more answers 413 PAYLOAD_TOO_LARGE. Default 50 MiB. */
   TRAWL_PARSE_MAX_FILE_BYTES: envInt(MAX_PARSE_FILE_BYTES, { min: 1024 }),
+  /**
+   * How long an upload URL of `POST /v2/parse/upload-url` accepts its PUT, seconds; the uploaded file
+   * then waits as long (at least 60 s) for `POST /v2/parse {uploadRef}`. 0 issues URLs expired at once
+   * (tests). Default 900.
+   */
+  TRAWL_PARSE_UPLOAD_URL_TTL_SEC: envInt(900, { min: 0, max: 86_400 }),
   /** Time budget of a map without `timeout`, ms. Default 15000. */
   TRAWL_MAP_DEFAULT_TIMEOUT_MS: envInt(15_000, { min: 1000, max: 300_000 }),
   /** How long a finished crawl or batch (documents, errors) can be read, seconds. Default 86400. */

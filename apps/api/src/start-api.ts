@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import { RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
+import { ParseUploadStore, RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
@@ -111,6 +111,7 @@ export async function startApi(
     tokens: stack.tokens,
     dispatcher, results, waiter, queues, crawls, monitors, extracts,
     documentBodies: stack.documentBodies,
+    parseUploads: new ParseUploadStore(redis, keys),
     cancellations,
     capabilities,
     llmConfigured,

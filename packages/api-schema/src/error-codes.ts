@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   BLOB_INVALID_KEY: 'A blob key (path of a signed blob URL) has characters, segments or a length a key never has.',
   BLOB_SIGNATURE_INVALID: 'A signed blob URL was altered, or signed with another secret; ask the API for a fresh URL.',
   BLOB_URL_EXPIRED: 'A signed blob URL is past its `expires` time; ask the API for a fresh URL.',
+  UPLOAD_URL_INVALID: 'A parse upload URL (`POST /v2/parse/upload-url`) was altered: its `token` is not the one issued; ask for a new URL.',
+  UPLOAD_URL_EXPIRED: 'A parse upload URL is past its `expiresAt`; ask for a new URL.',
   BLOB_STORE_FAILED: 'The blob store (disk or S3-compatible service) failed to store or serve a blob; retry later.',
   SERVICE_UNAVAILABLE: 'A dependency (Redis) is unreachable or the server is shutting down.',
   UNKNOWN_ERROR: 'An unexpected error; `details.errorId` finds it in the logs.',

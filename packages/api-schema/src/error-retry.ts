@@ -77,6 +77,8 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   BLOB_INVALID_KEY: 'never',
   BLOB_SIGNATURE_INVALID: 'never',
   BLOB_URL_EXPIRED: 'never',
+  UPLOAD_URL_INVALID: 'never',
+  UPLOAD_URL_EXPIRED: 'never',
   BLOB_STORE_FAILED: 'backoff',
   SERVICE_UNAVAILABLE: 'backoff',
   UNKNOWN_ERROR: 'never',

@@ -64,6 +64,14 @@ export {
 } from './scrape-request.js';
 export { MAX_PARSE_FILE_BYTES, parseRequestSchema, parseUnsupportedOptions, uploadSourceUrl, type ParseRequest, type ParseRequestInput } from './parse-request.js';
 export {
+  parseUploadPutResponseSchema,
+  parseUploadRequestSchema,
+  parseUploadUrlRequestSchema,
+  parseUploadUrlResponseSchema,
+  type ParseUploadRequest,
+  type ParseUploadUrlRequest,
+} from './parse-upload.js';
+export {
   CAPABILITIES,
   BROWSER_CAPABILITIES,
   needsBrowser,

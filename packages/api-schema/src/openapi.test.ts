@@ -37,6 +37,8 @@ describe('buildOpenApiDocument', () => {
       '/v2/monitor/{id}/checks/{checkId}',
       '/v2/monitor/{id}/run',
       '/v2/parse',
+      '/v2/parse/upload-url',
+      '/v2/parse/uploads/{ref}',
       '/v2/scrape',
       '/v2/scrape/{id}',
       '/v2/team/credit-usage',
@@ -58,6 +60,18 @@ describe('buildOpenApiDocument', () => {
     const responses = doc.paths?.['/v2/scrape']?.post?.responses ?? {};
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '402', '404', '408', '413', '429', '500']);
     expect(JSON.stringify(responses['429'])).toContain('#/components/schemas/ErrorResponse');
+  });
+
+  it('documents the large-file parse flow: upload URL, the unauthenticated PUT, the JSON parse body', () => {
+    expect(doc.paths?.['/v2/parse/upload-url']?.post?.security).toEqual([{ bearerAuth: [] }]);
+    const put = doc.paths?.['/v2/parse/uploads/{ref}']?.put;
+    expect(put?.security).toEqual([]);
+    expect(Object.keys(put?.responses ?? {}).sort()).toEqual(['200', '403', '404', '409', '413']);
+    const parseBody = doc.paths?.['/v2/parse']?.post?.requestBody as { content?: Record<string, unknown> } | undefined;
+    expect(Object.keys(parseBody?.content ?? {}).sort()).toEqual(['application/json', 'multipart/form-data']);
+    const schemas = doc.components?.schemas ?? {};
+    for (const name of ['ParseUploadUrlRequest', 'ParseUploadUrlResponse', 'ParseUploadRequest', 'ParseUploadPutResponse']) expect(schemas).toHaveProperty(name);
+    expect(JSON.stringify(schemas['ParseUploadRequest'])).toContain('"uploadRef"');
   });
 
   it('holds the component schemas with their defaults and limits', () => {

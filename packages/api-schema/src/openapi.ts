@@ -27,6 +27,7 @@ import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
 import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
+import { parseUploadPutResponseSchema, parseUploadRequestSchema, parseUploadUrlRequestSchema, parseUploadUrlResponseSchema } from './parse-upload.js';
 import {
   concurrencyCheckResponseSchema, creditUsageResponseSchema, queueStatusResponseSchema,
   tokenUsageHistoricalResponseSchema, tokenUsageResponseSchema, usageHistoryQuerySchema, creditUsageHistoricalResponseSchema,
@@ -113,11 +114,40 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
               file: z.string().meta({ format: 'binary', description: `The file, at most ${MAX_PARSE_FILE_BYTES} bytes.` }),
             }),
           },
+          // A file uploaded before through `POST /v2/parse/upload-url`.
+          'application/json': { schema: parseUploadRequestSchema },
         },
       },
     },
     ok: scrapeResponseSchema,
     okDescription: 'The parsed document.',
+  });
+  route(registry, {
+    method: 'post',
+    path: '/v2/parse/upload-url',
+    summary: 'A signed URL to PUT a large file to, then parse it with `POST /v2/parse {uploadRef}` (once, by this team)',
+    request: body(parseUploadUrlRequestSchema),
+    ok: parseUploadUrlResponseSchema,
+    okDescription: 'The upload URL (valid until `expiresAt`) and the uploadRef.',
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/v2/parse/uploads/{ref}',
+    summary: 'The bytes of a file to parse, sent to the `uploadUrl` of `POST /v2/parse/upload-url` (no API key: the token is the credential)',
+    tags: ['v2'],
+    security: [],
+    request: {
+      params: z.object({ ref: z.uuid() }),
+      query: z.object({ token: z.string().meta({ description: 'The token of the issued URL.' }) }),
+      body: { required: true, content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary', description: `The file, at most ${MAX_PARSE_FILE_BYTES} bytes.` }) } } },
+    },
+    responses: {
+      200: json(parseUploadPutResponseSchema, 'Stored; parse it with `POST /v2/parse {uploadRef}`.'),
+      403: json(errorResponseSchema, 'Wrong token (`UPLOAD_URL_INVALID`) or expired URL (`UPLOAD_URL_EXPIRED`).'),
+      404: json(errorResponseSchema, 'No such upload.'),
+      409: json(errorResponseSchema, 'A file was uploaded to this URL already, or an upload is in progress.'),
+      413: json(errorResponseSchema, 'The file is larger than the limit; nothing is kept.'),
+    },
   });
   route(registry, { method: 'post', path: '/v2/crawl', summary: 'Start a crawl', request: body(crawlRequestSchema), ok: crawlStartResponseSchema, okDescription: 'The crawl id and its status URL.' });
   route(registry, { method: 'post', path: '/v2/crawl/params-preview', summary: 'The crawl options a natural-language prompt derives (the site is mapped first)', request: body(crawlParamsPreviewRequestSchema), ok: crawlParamsPreviewResponseSchema, okDescription: 'The derived options.' });

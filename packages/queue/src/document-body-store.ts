@@ -63,6 +63,11 @@ export class DocumentBodyStore {
     return this.redis.getBuffer(this.keys.documentBody(jobId));
   }
 
+  /** Sets the bytes' expiry to `ttlSec` from now; false when they expired or were deleted. */
+  async touch(jobId: string, ttlSec: number): Promise<boolean> {
+    return (await this.redis.expire(this.keys.documentBody(jobId), ttlSec)) === 1;
+  }
+
   async delete(jobId: string): Promise<void> {
     await this.redis.del(this.keys.documentBody(jobId));
   }

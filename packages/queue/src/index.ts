@@ -45,6 +45,7 @@ export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.
 export { webhookRetryDelay, MAX_WEBHOOK_RETRY_AFTER_MS } from './webhook-retry-delay.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
+export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';

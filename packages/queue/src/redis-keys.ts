@@ -22,6 +22,7 @@
  * | `<p>:result:<jobId>` | string JSON, expires | ResultStore |
  * | `<p>:results` | pub/sub channel of finished job ids | ResultStore |
  * | `<p>:docbody:<jobId>` | string bytes of a fetched or uploaded document waiting for the documents role, expires | DocumentBodyStore |
+ * | `<p>:{u:REF}:upload` | hash: teamId, tokenHash (sha256 of the URL token), filename, mimeType, jobId, state (pending, uploading, stored), size, expiresAt (ms); expires (expiresAt + grace; upload end + keep time) | ParseUploadStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>` | string JSON browser storage state, no expiry | ProfileStore |
  * | `<p>:{t:ID}:profile:<sha256(name)>:lock` | string jobId of the saving session, expires | ProfileStore |
  * | `<p>:{c:ID}:crawl` | hash: kind, teamId, status, url, request, counters, limit, maxConcurrency, delayMs... | CrawlStore |
@@ -145,6 +146,10 @@ export class RedisKeys {
   }
   documentBody(jobId: string): string {
     return `${this.prefix}:docbody:${jobId}`;
+  }
+  /** An upload URL of the large-file parse flow (`{u:<ref>}`: its own slot; the PUT knows no team). */
+  parseUpload(ref: string): string {
+    return `${this.prefix}:{u:${ref}}:upload`;
   }
   resultsChannel(): string {
     return `${this.prefix}:results`;
