@@ -126,6 +126,12 @@ describe('SDK 1.29.3 scrapeUrl', () => {
 });
 
 describe('SDK 1.29.3 batch, map, extract', () => {
+  it('batchScrapeUrls waits for the batch (it polls GET /v1/crawl/:id)', async () => {
+    const out = await app.batchScrapeUrls([site.url('/widget')], { formats: ['markdown'] }, 1);
+    expect(out).toMatchObject({ success: true, status: 'completed', total: 1 });
+    expect((out as { data: Array<{ markdown?: string }> }).data[0]?.markdown).toBeTruthy();
+  });
+
   it('asyncBatchScrapeUrls + checkBatchScrapeStatus + checkBatchScrapeErrors', async () => {
     const started = await app.asyncBatchScrapeUrls([site.url('/widget'), site.url('/gadget'), 'not a url'], { formats: ['markdown'] });
     expect(started).toMatchObject({ success: true, invalidURLs: ['not a url'] });

@@ -55,7 +55,8 @@ export function crawlV1Routes(deps: CrawlV1RoutesDeps): Router {
   router.get('/v1/crawl/:id', status, async (req, res) => {
     const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');
     const query = parseOrThrow(crawlStatusQuerySchema, req.query);
-    const page = await deps.crawls.status(teamOf(res), id, 'crawl', query);
+    // The 1.x SDK's batchScrapeUrls waits on this route too, as the hosted v1 served batches here.
+    const page = await deps.crawls.status(teamOf(res), id, 'any', query);
     const next = page.nextSkip !== undefined
       ? `${base(req)}/v1/crawl/${id}?skip=${page.nextSkip}${query.limit !== undefined ? `&limit=${query.limit}` : ''}`
       : undefined;

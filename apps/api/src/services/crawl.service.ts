@@ -165,7 +165,7 @@ export class CrawlService {
   }
 
   /** A status page: the record and up to 100 documents (10 MiB) from `skip`. */
-  async status(team: Team, id: string, kind: CrawlKind, opts: { skip: number; limit?: number }): Promise<CrawlStatusPage> {
+  async status(team: Team, id: string, kind: CrawlKind | 'any', opts: { skip: number; limit?: number }): Promise<CrawlStatusPage> {
     const record = await this.find(team, id, kind);
     const limit = Math.min(opts.limit ?? PAGE_DOCS, PAGE_DOCS);
     const { docs, more } = await this.deps.store.documents(id, { skip: opts.skip, limit, maxBytes: PAGE_BYTES });
@@ -198,9 +198,10 @@ export class CrawlService {
   }
 
   /** The record of a crawl (or batch) of this team; 404 otherwise, whatever the reason. */
-  async find(team: Team, id: string, kind: CrawlKind): Promise<CrawlRecord> {
+  /** The team's crawl or batch (`any`: either, as v1's `GET /v1/crawl/:id` served both); else JOB_NOT_FOUND. */
+  async find(team: Team, id: string, kind: CrawlKind | 'any'): Promise<CrawlRecord> {
     const record = await this.deps.store.get(id);
-    if (!record || record.teamId !== team.id || record.kind !== kind) {
+    if (!record || record.teamId !== team.id || (kind !== 'any' && record.kind !== kind)) {
       throw new TrawlError('JOB_NOT_FOUND', `${kind === 'batch' ? 'Batch scrape' : 'Crawl'} job not found or expired`);
     }
     return record;
