@@ -14,7 +14,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
-    '^@trawl/(api-schema|blob-store|browser|config|crawl|documents|net-guard|observability|queue|scrape-engine|html|llm|testing)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@trawl/(api-schema|blob-store|browser|config|crawl|documents|net-guard|observability|queue|scrape-engine|html|llm|search|testing)$': '<rootDir>/packages/$1/src/index.ts',
     '^@trawl/testing/fetcher-conformance$': '<rootDir>/packages/testing/src/fetcher-conformance.ts',
     '^@trawl/(api|worker)$': '<rootDir>/apps/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -33,6 +33,7 @@ const RULES = [
   { from: /^packages\//, forbid: /^@trawl\/(api|worker|cli)(\/|$)/, why: 'packages never import apps' },
   { from: /^packages\/(api-schema|config)$/, forbid: /^(?!zod$|@asteasolutions\/zod-to-openapi$|re2js$|tldts$|node:|\.)/, why: 'api-schema and config are leaves (zod; re2js for user patterns; tldts for URL hosts)' },
   { from: /^packages\/llm$/, forbid: /^(?!openai(\/|$)|ajv(\/|$)|node:|\.)/, why: 'llm is a leaf (the openai client, ajv, node: built-ins)' },
+  { from: /^packages\/search$/, forbid: /^(?!undici$|node:|\.)/, why: 'search is a leaf (providers over undici/fetch, node: built-ins)' },
   { from: /^packages\/crawl$/, forbid: /^(?!re2js$|node:|\.)/, why: 'crawl is a leaf (pure functions, node: built-ins and re2js only)' },
   { from: /^packages\/net-guard$/, forbid: /^(?!node:|undici$|@trawl\/api-schema$|\.)/, why: 'net-guard is a leaf (node: built-ins, undici, TrawlError of api-schema)' },
   { from: /^packages\/(scrape-engine|browser|documents|html)$/, forbid: /^(bullmq|ioredis|@trawl\/queue)$/, why: 'engines and the HTML pipeline know nothing of queues' },

@@ -4,3 +4,4 @@ export { webhookEnv } from './webhook-env.js';
 export { cacheEnv } from './cache-env.js';
 export { queueEnv } from './queue-env.js';
 export { llmEnv, llmSettingsOf, LLM_MODEL_FEATURES, LLM_SETTING, type LlmEnvSettings, type LlmModelFeature } from './llm-env.js';
+export { searchEnv, searchSettingsOf, SEARCH_PROVIDERS, type SearchEnvSettings, type SearchProviderName } from './search-env.js';
