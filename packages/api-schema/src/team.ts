@@ -48,43 +48,33 @@ export const usageHistoryQuerySchema = z.object({
 });
 
 /**
- * `GET /v2/team/token-usage/historical` body: the team's billing periods, newest first, with the LLM
- * tokens used in each. Token use is recorded per team, not per key: `apiKey` is never set.
+ * A `/historical` usage body: the team's billing periods, newest first, with the amount used in each
+ * under `field`. Use is recorded per team, not per key: `apiKey` is never set.
  */
-export const tokenUsageHistoricalResponseSchema = z
-  .strictObject({
-    success: z.literal(true),
-    periods: z.array(z.strictObject({
-      /** Period start, ISO 8601. */
-      startDate: z.string().nullable(),
-      /** Period end (excluded), ISO 8601. */
-      endDate: z.string().nullable(),
-      apiKey: z.string().optional(),
-      tokensUsed: z.number().int().min(0),
-    })),
-  })
-  .meta({ id: 'TokenUsageHistoricalResponse' });
+function usageHistoricalResponseSchema<F extends 'tokensUsed' | 'creditsUsed'>(field: F, id: string) {
+  return z
+    .strictObject({
+      success: z.literal(true),
+      periods: z.array(z.strictObject({
+        /** Period start, ISO 8601. */
+        startDate: z.string().nullable(),
+        /** Period end (excluded), ISO 8601. */
+        endDate: z.string().nullable(),
+        apiKey: z.string().optional(),
+        ...({ [field]: z.number().int().min(0) } as Record<F, z.ZodNumber>),
+      })),
+    })
+    .meta({ id });
+}
+
+/** `GET /v2/team/token-usage/historical` body: LLM tokens used per billing period. */
+export const tokenUsageHistoricalResponseSchema = usageHistoricalResponseSchema('tokensUsed', 'TokenUsageHistoricalResponse');
 
 /** Historical token usage body. */
 export type TokenUsageHistoricalResponse = z.output<typeof tokenUsageHistoricalResponseSchema>;
 
-/**
- * `GET /v2/team/credit-usage/historical` body: the team's billing periods, newest first, with the
- * credits charged in each. Credits are charged per team, not per key: `apiKey` is never set.
- */
-export const creditUsageHistoricalResponseSchema = z
-  .strictObject({
-    success: z.literal(true),
-    periods: z.array(z.strictObject({
-      /** Period start, ISO 8601. */
-      startDate: z.string().nullable(),
-      /** Period end (excluded), ISO 8601. */
-      endDate: z.string().nullable(),
-      apiKey: z.string().optional(),
-      creditsUsed: z.number().int().min(0),
-    })),
-  })
-  .meta({ id: 'CreditUsageHistoricalResponse' });
+/** `GET /v2/team/credit-usage/historical` body: credits charged per billing period. */
+export const creditUsageHistoricalResponseSchema = usageHistoricalResponseSchema('creditsUsed', 'CreditUsageHistoricalResponse');
 
 /** Historical credit usage body. */
 export type CreditUsageHistoricalResponse = z.output<typeof creditUsageHistoricalResponseSchema>;

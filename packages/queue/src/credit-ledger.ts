@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
 import type { RedisKeys } from './redis-keys.js';
-import type { UsagePeriod } from './token-ledger.js';
+import { sumByPeriod, utcDay, type UsagePeriod } from './daily-usage.js';
 
 /** What a finished scrape used, as far as billing is concerned. */
 export interface ScrapeUsage {
@@ -42,11 +42,6 @@ export function withFormatCredits(scrapeCost: number, formatCredits: readonly nu
 /** Remaining credits of a team, or null when unlimited. */
 export function remainingCredits(team: { credits: number | null; creditsUsed: number }): number | null {
   return team.credits === null ? null : Math.max(0, team.credits - team.creditsUsed);
-}
-
-/** The UTC day (`YYYY-MM-DD`) of a time in ms. */
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**
@@ -98,10 +93,6 @@ export class CreditLedger {
 
   /** Credits used in each period (same order), summed from the daily counters. */
   async usedIn(teamId: string, periods: readonly UsagePeriod[]): Promise<number[]> {
-    const days = Object.entries(await this.redis.hgetall(this.keys.teamCreditsDaily(teamId)));
-    return periods.map((p) => {
-      const [from, to] = [utcDay(p.start.getTime()), utcDay(p.end.getTime())];
-      return days.reduce((sum, [day, n]) => (day >= from && day < to ? sum + Number(n) : sum), 0);
-    });
+    return sumByPeriod(await this.redis.hgetall(this.keys.teamCreditsDaily(teamId)), periods);
   }
 }

@@ -1,22 +1,14 @@
 import type { Redis } from 'ioredis';
+import { sumByPeriod, utcDay, type UsagePeriod } from './daily-usage.js';
 import type { RedisKeys } from './redis-keys.js';
 
-/** A time range, `start` included, `end` excluded (a billing period). */
-export interface UsagePeriod {
-  start: Date;
-  end: Date;
-}
+export type { UsagePeriod } from './daily-usage.js';
 
 /** One UTC day of a team's LLM token use. */
 export interface DailyTokens {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
   tokens: number;
-}
-
-/** The UTC day (`YYYY-MM-DD`) of a time in ms. */
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**
@@ -64,10 +56,6 @@ export class TokenLedger {
 
   /** Tokens used in each period (same order), summed from the daily counters. */
   async usedIn(teamId: string, periods: readonly UsagePeriod[]): Promise<number[]> {
-    const days = await this.daily(teamId);
-    return periods.map((p) => {
-      const [from, to] = [utcDay(p.start.getTime()), utcDay(p.end.getTime())];
-      return days.reduce((sum, d) => (d.day >= from && d.day < to ? sum + d.tokens : sum), 0);
-    });
+    return sumByPeriod(await this.redis.hgetall(this.keys.teamTokensDaily(teamId)), periods);
   }
 }

@@ -1,12 +1,12 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { crawlStatusQuerySchema, jobIdParamsSchema, v1CrawlRequestSchema, v1Document } from '@trawl/api-schema';
-import { crawlExpiresAt, type RateLimiter } from '@trawl/queue';
+import type { RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { teamOf } from '../request-context.js';
 import type { CrawlService, CrawlStatusPage } from '../services/crawl.service.js';
-import { clientGone, publicBase } from './crawl.routes.js';
+import { clientGone, publicBase, statusBody } from './crawl.routes.js';
 
 export interface CrawlV1RoutesDeps {
   crawls: CrawlService;
@@ -20,19 +20,9 @@ export interface CrawlV1RoutesDeps {
 
 /** The v1 status body: the v2 one without `createdAt`, `completedAt` and `duration`, v1 documents. */
 export function v1StatusBody(page: CrawlStatusPage, nextUrl: string | undefined): Record<string, unknown> {
-  const r = page.record;
-  return {
-    success: true,
-    status: r.status,
-    completed: r.completed,
-    total: r.total,
-    creditsUsed: r.creditsUsed,
-    expiresAt: crawlExpiresAt(r).toISOString(),
-    ...(nextUrl !== undefined ? { next: nextUrl } : {}),
-    // The record keeps only v2 options: which v1 key (json or extract) the client asked for is unknown, so both.
-    data: page.data.map((doc) => v1Document(doc)),
-    ...(r.error !== undefined ? { error: r.error } : {}),
-  };
+  const { createdAt: _createdAt, completedAt: _completedAt, duration: _duration, ...v1 } = statusBody(page, nextUrl);
+  // The record keeps only v2 options: which v1 key (json or extract) the client asked for is unknown, so both.
+  return { ...v1, data: page.data.map((doc) => v1Document(doc)) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TrawlError } from '@trawl/api-schema';
 import { crawlParamsResultSchema, type CrawlParamsResult, type CrawlQueueJob, type JobCancellations, type QueueSet, type ResultStore, type ResultWaiter, type Team } from '@trawl/queue';
 import { assertLlmConfigured } from './assert-llm.js';
+import { callCrawlQueue } from './crawl-queue-call.js';
 
 /** The hosted service's answer to a prompt it could not turn into options, on `POST /v2/crawl` (COMPAT.md). */
 export const CRAWL_PROMPT_FAILED_MESSAGE = 'Failed to process natural language prompt. Please try rephrasing or use explicit crawler options.';
@@ -56,28 +57,16 @@ export class CrawlParamsService {
     const mapBudget = this.deps.mapBudgetMs ?? CRAWL_PARAMS_MAP_BUDGET_MS;
     const budget = mapBudget + 2 * this.deps.llmTimeoutMs;
     const start = this.now();
-    const job: CrawlQueueJob = {
+    const job: Extract<CrawlQueueJob, { kind: 'crawl-params' }> = {
       v: 1, kind: 'crawl-params', jobId, teamId: team.id, url: input.url, prompt: input.prompt,
       mapDeadline: start + mapBudget, deadline: start + budget, zeroDataRetention: input.zeroDataRetention,
     };
-    const outcome = this.deps.waiter.wait(jobId, budget + this.deps.graceMs);
-    // Beside maps: behind crawl seeding and pumps (priority 1).
-    await this.deps.queues.get('crawl').add('crawl-params', job, { jobId, priority: 5 });
-    const cancel = () => void this.deps.cancellations.cancel(jobId).catch(() => undefined);
-    opts.clientGone?.addEventListener('abort', cancel, { once: true });
-    let result: Awaited<typeof outcome>;
-    try {
-      result = await outcome;
-    } finally {
-      opts.clientGone?.removeEventListener('abort', cancel);
-    }
+    const result = await callCrawlQueue(this.deps, job, { waitMs: budget + this.deps.graceMs, clientGone: opts.clientGone });
     if (!result) {
-      await this.deps.cancellations.cancel(jobId);
       throw new TrawlError('LLM_ERROR', `Failed to process natural language prompt: no answer within ${budget} ms; try again later`, {
         details: { timeoutMs: budget },
       });
     }
-    await this.deps.results.delete(jobId);
     if (!result.outcome.ok) throw toPromptError(TrawlError.fromData(result.outcome.error), opts.failureMessage);
     const parsed = crawlParamsResultSchema.safeParse(result.outcome.document);
     if (!parsed.success) throw new TrawlError('CRAWL_PROMPT_FAILED', opts.failureMessage, { details: { reason: 'the worker answered no valid crawl options' } });

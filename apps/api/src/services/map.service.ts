@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { callCrawlQueue } from './crawl-queue-call.js';
 import { TrawlError, type MapRequest } from '@trawl/api-schema';
 import type { CrawlQueueJob, CreditLedger, JobCancellations, QueueSet, ResultStore, ResultWaiter, Team } from '@trawl/queue';
 
@@ -32,26 +33,14 @@ export class MapService {
     const jobId = randomUUID();
     // Any positive timeout is taken; whole ms, and within what a timer can wait.
     const timeout = Math.min(Math.ceil(request.timeout ?? this.deps.defaultTimeoutMs), MAX_TIMER_MS - this.deps.graceMs);
-    const job: CrawlQueueJob = {
+    const job: Extract<CrawlQueueJob, { kind: 'map' }> = {
       v: 1, kind: 'map', jobId, teamId: team.id, request, deadline: this.now() + timeout,
     };
-    const outcome = this.deps.waiter.wait(jobId, timeout + this.deps.graceMs);
-    // Behind crawl seeding and pumps (priority 1), so maps never hold every crawl back.
-    await this.deps.queues.get('crawl').add('map', job, { jobId, priority: 5 });
-    const cancel = () => void this.deps.cancellations.cancel(jobId).catch(() => undefined);
-    opts.clientGone?.addEventListener('abort', cancel, { once: true });
-    let result: Awaited<typeof outcome>;
-    try {
-      result = await outcome;
-    } finally {
-      opts.clientGone?.removeEventListener('abort', cancel);
-    }
+    const result = await callCrawlQueue(this.deps, job, { waitMs: timeout + this.deps.graceMs, clientGone: opts.clientGone });
     if (!result) {
-      // A map that overran its budget (or never started) stops now rather than for nobody.
-      await this.deps.cancellations.cancel(jobId);
+      // A map that overran its budget (or never started): it was stopped rather than left to run for nobody.
       throw new TrawlError('MAP_TIMEOUT', `The map operation timed out after ${timeout} ms before any URL was found`, { details: { timeoutMs: timeout } });
     }
-    await this.deps.results.delete(jobId);
     if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
     const links = (result.outcome.document.links as unknown[]) ?? [];
     const warnings = [result.outcome.document.warning, deepPathWarning(request.url, links.length)].filter((w): w is string => typeof w === 'string');
