@@ -278,6 +278,35 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('offers an optional SearXNG (profile `search`): pinned image, JSON format on, limiter off, secret from the environment', () => {
+    const searxng = compose.services.searxng!;
+    expect(searxng.profiles).toContain('search');
+    expect(searxng.image).toMatch(/^searxng\/searxng:\d{4}\.\d+\.\d+(-[0-9a-f]{7,})?$/);
+    expect({ ports: searxng.ports ?? [], container_name: searxng.container_name }).toEqual({ ports: [], container_name: undefined });
+    const mount = (searxng.volumes ?? []).map(String).find((v) => v.includes(':/etc/searxng/settings.yml'));
+    expect(mount).toBe('./infra/searxng/settings.yml:/etc/searxng/settings.yml:ro');
+    const settings = YAML.parse(read('infra/searxng/settings.yml')) as {
+      server: { secret_key: string; limiter: boolean; port: number; bind_address: string };
+      search: { formats: string[] };
+    };
+    expect(settings.search.formats).toContain('json');
+    expect(settings.server.limiter).toBe(false);
+    expect(settings.server.bind_address).toBe('0.0.0.0');
+    // The key comes from SEARXNG_SECRET, passed through without a default (SearXNG refuses its placeholder).
+    expect(settings.server.secret_key).toBe('ultrasecretkey');
+    expect(Object.keys((searxng.environment ?? {}) as Record<string, unknown>)).toContain('SEARXNG_SECRET');
+    expect(envNames(searxng).get('SEARXNG_SECRET')).toBe('');
+    const url = `http://searxng:${settings.server.port}`;
+    expect(envNames(searxng).get('SEARXNG_BASE_URL')?.replace(/\/$/, '')).toBe(url);
+    expect(asText(searxng.healthcheck?.test)).toContain(`:${settings.server.port}/healthz`);
+    // Off unless asked: the workers get the URL from the environment only, and the header says which one.
+    for (const service of ['api', 'worker', 'browser-worker', 'documents-worker']) {
+      expect({ service, url: envNames(compose.services[service]!).get('TRAWL_SEARXNG_URL') }).toEqual({ service, url: '${TRAWL_SEARXNG_URL:-}' });
+    }
+    expect(composeComments).toContain(`TRAWL_SEARXNG_URL=${url}`);
+    expect(composeComments).toMatch(/--profile search up/);
+  });
+
   it('is valid for `docker compose config` when a Docker CLI with compose is present', () => {
     const candidates: Array<[string, string[]]> = [
       ['docker', ['compose']],

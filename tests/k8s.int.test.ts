@@ -4,7 +4,8 @@
 // is cross-checked against the code (config schemas, Dockerfile targets) and the metrics contract.
 // When kubectl is present, its `kubectl kustomize` output must equal the test renderer's.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import YAML from 'yaml';
@@ -107,6 +108,18 @@ const kustomizationDirs = allYaml.filter((f) => f.endsWith('/kustomization.yaml'
 const patchAndEnvFiles = new Set(kustomizationDirs.flatMap(referencedFiles));
 const objectFiles = allYaml.filter((f) => !f.endsWith('/kustomization.yaml') && !patchAndEnvFiles.has(f));
 const rendered = new Map(OVERLAYS.map((o) => [o, renderKustomization(join(K8S, 'overlays', o))]));
+/** The optional SearXNG component, as an overlay enabling it renders it: small plus `components/searxng`. */
+const WITH_SEARXNG = 'small+searxng';
+const kustomizeDir = new Map(OVERLAYS.map((o) => [o, join(K8S, 'overlays', o)]));
+{
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-k8s-searxng-'));
+  // Relative paths: kustomize refuses absolute ones.
+  const from = (path: string) => relative(dir, join(K8S, path));
+  const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', namespace: 'trawl', resources: [from('overlays/small')], components: [from('components/searxng')] };
+  writeFileSync(join(dir, 'kustomization.yaml'), YAML.stringify(kustomization));
+  rendered.set(WITH_SEARXNG, renderKustomization(dir));
+  kustomizeDir.set(WITH_SEARXNG, dir);
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Object helpers
@@ -241,7 +254,7 @@ describe('infra/k8s files', () => {
   });
 });
 
-describe.each(OVERLAYS)('overlay %s', (overlay) => {
+describe.each([...OVERLAYS, WITH_SEARXNG])('overlay %s', (overlay) => {
   const objects = rendered.get(overlay)!;
   const deployments = trawlDeployments(objects);
 
@@ -310,7 +323,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
 
   it('sets only variables the code reads (ConfigMap, Secret, Deployment env)', () => {
     const names = new Set<string>();
-    for (const cm of ofKind(objects, 'ConfigMap')) for (const k of Object.keys((cm.data as object | undefined) ?? {})) names.add(k);
+    // The ConfigMaps Trawl's pods load as environment (another component's files, e.g. SearXNG's settings, are not variables).
+    const envMaps = new Set(deployments.flatMap((d) => (podSpecOf(d).containers[0]!.envFrom ?? []).flatMap((f) => (f.configMapRef ? [f.configMapRef.name] : []))));
+    expect(envMaps.size).toBeGreaterThan(0);
+    for (const cm of ofKind(objects, 'ConfigMap').filter((c) => envMaps.has(c.metadata.name))) for (const k of Object.keys((cm.data as object | undefined) ?? {})) names.add(k);
     for (const s of ofKind(objects, 'Secret')) for (const k of Object.keys((s.data as object | undefined) ?? {})) names.add(k);
     for (const d of deployments) for (const e of podSpecOf(d).containers[0]!.env ?? []) names.add(e.name);
     expect(names.size).toBeGreaterThan(10);
@@ -530,16 +546,81 @@ describe('Redis', () => {
   });
 });
 
+describe('SearXNG component (components/searxng)', () => {
+  const objects = rendered.get(WITH_SEARXNG)!;
+  const deployment = byName(objects, 'Deployment', 'trawl-searxng')!;
+  const labels = podLabels(deployment);
+  const settings = YAML.parse(read('infra/searxng/settings.yml')) as { server: { port: number; limiter: boolean; secret_key: string }; search: { formats: string[] } };
+  type Peer = { ipBlock?: { cidr: string; except?: string[] }; podSelector?: Selector };
+  type Rule = { to?: Peer[]; from?: Peer[]; ports?: Array<{ port: number }> };
+
+  it('is off in the stock overlays', () => {
+    for (const overlay of OVERLAYS) {
+      const objs = rendered.get(overlay)!;
+      expect(objs.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'searxng')).toEqual([]);
+      expect((byName(objs, 'ConfigMap', 'trawl-config')!.data as Record<string, string>).TRAWL_SEARXNG_URL).toBeUndefined();
+    }
+  });
+
+  it('runs the pinned image of docker-compose.yml with infra/searxng/settings.yml (JSON on, limiter off) and the key from its Secret', () => {
+    const c = podSpecOf(deployment).containers[0]! as Container & { env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }> };
+    const compose = YAML.parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { image?: string }> };
+    expect(c.image).toMatch(/^searxng\/searxng:\d{4}\.\d+\.\d+(-[0-9a-f]{7,})?$/);
+    expect(c.image).toBe(compose.services.searxng!.image);
+    const cm = byName(objects, 'ConfigMap', 'trawl-searxng-settings')!;
+    const copy = YAML.parse((cm.data as Record<string, string>)['settings.yml']!) as unknown;
+    expect(copy).toEqual(settings);
+    expect(settings.search.formats).toContain('json');
+    expect(settings.server.limiter).toBe(false);
+    const mount = c.volumeMounts?.find((m) => m.mountPath === '/etc/searxng/settings.yml') as { name: string; subPath?: string } | undefined;
+    expect(mount?.subPath).toBe('settings.yml');
+    const volume = (podSpecOf(deployment).volumes as Array<{ name: string; configMap?: { name: string } }>).find((v) => v.name === mount?.name);
+    expect(volume?.configMap?.name).toBe('trawl-searxng-settings');
+    const secret = c.env.find((e) => e.name === 'SEARXNG_SECRET')?.valueFrom?.secretKeyRef;
+    expect(secret).toEqual({ name: 'trawl-searxng', key: 'SEARXNG_SECRET' });
+    expect(c.readinessProbe?.httpGet?.path).toBe('/healthz');
+    expect(portNumber(c, c.readinessProbe!.httpGet!.port)).toBe(settings.server.port);
+  });
+
+  it('points the workers at its Service (TRAWL_SEARXNG_URL) and lets only workers reach it', () => {
+    const svc = byName(objects, 'Service', 'trawl-searxng')!;
+    const port = spec<{ ports: Array<{ port: number }> }>(svc).ports[0]!.port;
+    expect((byName(objects, 'ConfigMap', 'trawl-config')!.data as Record<string, string>).TRAWL_SEARXNG_URL).toBe(`http://trawl-searxng:${port}`);
+    const workers = trawlDeployments(objects).filter((d) => roleOf(d) !== 'api');
+    // The worker egress policy allows its pods on its port...
+    const workerEgress = spec<{ egress: Rule[] }>(byName(objects, 'NetworkPolicy', 'trawl-workers')!).egress;
+    expect(workerEgress.some((r) => r.to?.some((t) => t.podSelector && selects(t.podSelector, labels)) && r.ports?.some((p) => p.port === settings.server.port))).toBe(true);
+    // ...and its own policy takes connections from workers only, and reaches no private address.
+    const policy = ofKind(objects, 'NetworkPolicy').find((p) => selects(spec<{ podSelector: Selector }>(p).podSelector, labels))!;
+    const s = spec<{ policyTypes: string[]; ingress: Rule[]; egress: Rule[] }>(policy);
+    expect([...s.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+    const from = s.ingress.flatMap((r) => r.from ?? []);
+    for (const w of workers) expect(from.some((f) => f.podSelector && selects(f.podSelector, podLabels(w)))).toBe(true);
+    for (const d of trawlDeployments(objects).filter((x) => roleOf(x) === 'api')) expect(from.some((f) => f.podSelector && selects(f.podSelector, podLabels(d)))).toBe(false);
+    const blocks = s.egress.flatMap((r) => r.to ?? []).flatMap((p) => (p.ipBlock ? [p.ipBlock] : []));
+    for (const address of PROBE_ADDRESSES) {
+      const open = blocks.filter((b) => inCidr(address, b.cidr) && !(b.except ?? []).some((e) => inCidr(address, e)));
+      expect({ address, allowedBy: open.map((b) => b.cidr) }).toEqual({ address, allowedBy: [] });
+    }
+  });
+
+  it('is documented in infra/k8s/README.md', () => {
+    const readme = read('infra/k8s/README.md');
+    expect(readme).toContain('components/searxng');
+    expect(readme).toContain('create secret generic trawl-searxng');
+  });
+});
+
 describe('test renderer against kubectl kustomize', () => {
   const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
   const available = kubectl.status === 0;
 
-  it.each(OVERLAYS)('renders overlay %s exactly as `kubectl kustomize` does', (overlay) => {
+  it.each([...OVERLAYS, WITH_SEARXNG])('renders overlay %s exactly as `kubectl kustomize` does', (overlay) => {
     if (!available) {
       console.warn('SKIPPED comparison with `kubectl kustomize`: no kubectl on PATH (the test renderer alone rendered the overlays)');
       return;
     }
-    const res = spawnSync('kubectl', ['kustomize', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const res = spawnSync('kubectl', ['kustomize', kustomizeDir.get(overlay)!], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
     expect({ status: res.status, stderr: res.stderr }).toEqual({ status: 0, stderr: '' });
     const key = (o: K8sObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
     // kustomize wraps long base64 values of Secrets at 76 characters; decoders ignore the line breaks.
