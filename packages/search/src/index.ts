@@ -3,3 +3,4 @@ export {
   type SearchCategory, type SearchItems, type SearchProvider, type SearchProviderErrorKind, type SearchQuery, type SearchSource,
   type WebSearchItem, type NewsSearchItem, type ImageSearchItem,
 } from './provider.js';
+export { createSearchProvider, type CreateProviderOptions, type SearchProviderSettings } from './create-provider.js';
