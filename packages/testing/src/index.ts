@@ -10,3 +10,7 @@ export { MapResolver, startServer, type LocalServer, type ResolvedAddress } from
 export {
   startFakeChatCompletions, type FakeChatMode, type FakeChatOptions, type FakeChatRequest, type FakeChatServer,
 } from './fake-chat-completions.js';
+export { startFakeBrave, type FakeBraveMode, type FakeBraveOptions, type FakeBraveRequest, type FakeBraveServer } from './fake-brave.js';
+export {
+  FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
+} from './fake-duckduckgo.js';
