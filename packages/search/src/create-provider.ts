@@ -1,4 +1,6 @@
 import type { SearchProvider } from './provider.js';
+import { BraveProvider } from './providers/brave.js';
+import { DuckDuckGoProvider } from './providers/duckduckgo.js';
 import { SearxngProvider } from './providers/searxng.js';
 
 /**
@@ -21,8 +23,7 @@ export interface CreateProviderOptions {
 }
 
 /**
- * The provider the settings name, or undefined when search is off (`none`) or the named provider is
- * not part of this build yet (`brave`, `duckduckgo`: their files land with their own change).
+ * The provider the settings name, or undefined when search is off (`none`).
  * @throws Error when the named provider lacks its setting (`searchSettingsOf` already refuses that).
  */
 export function createSearchProvider(settings: SearchProviderSettings, opts: CreateProviderOptions = {}): SearchProvider | undefined {
@@ -34,7 +35,9 @@ export function createSearchProvider(settings: SearchProviderSettings, opts: Cre
       if (!settings.searxng) throw new Error('TRAWL_SEARXNG_URL: the searxng search provider needs the URL of a SearXNG instance');
       return new SearxngProvider(settings.searxng, common);
     case 'brave':
+      if (!settings.brave) throw new Error('TRAWL_BRAVE_API_KEY: the brave search provider needs an API key');
+      return new BraveProvider(settings.brave, common);
     case 'duckduckgo':
-      return undefined;
+      return new DuckDuckGoProvider(settings.duckduckgo, common);
   }
 }

@@ -5,3 +5,5 @@ export {
 } from './provider.js';
 export { createSearchProvider, type CreateProviderOptions, type SearchProviderSettings } from './create-provider.js';
 export { SearxngProvider, timeRangeOf, type SearxngProviderOptions, type SearxngSettings, type SearxngTimeRange } from './providers/searxng.js';
+export { BraveProvider, type BraveOptions, type BraveSettings } from './providers/brave.js';
+export { DuckDuckGoProvider, type DuckDuckGoOptions, type DuckDuckGoSettings } from './providers/duckduckgo.js';
