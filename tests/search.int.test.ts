@@ -115,6 +115,9 @@ describe('POST /v2/search', () => {
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ success: false, code: 'SEARCH_PROVIDER_ERROR', details: { provider: 'searxng' } });
     expect(res.body.error).toContain('searxng');
+    const metrics = await (await fetch(`http://127.0.0.1:${cluster.worker!.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^trawl_search_requests_total\{[^}]*provider="searxng"[^}]*outcome="unavailable"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^trawl_search_requests_total\{[^}]*provider="searxng"[^}]*outcome="ok"[^}]*\} [1-9]/m);
   });
 
   it('a provider slower than the search timeout answers 408 SEARCH_TIMEOUT', async () => {
