@@ -152,6 +152,20 @@ describe('POST /v1/search', () => {
   });
 });
 
+describe('official 1.x SDK', () => {
+  it('search(query, {limit, scrapeOptions}) on /v1/search returns the flat list', async () => {
+    const { default: FirecrawlAppV1 } = await import('firecrawl-v1');
+    const app = new FirecrawlAppV1({ apiKey: team.key, apiUrl: cluster.api.url });
+    const plain = await app.search('many', { limit: 2 });
+    expect(plain.success).toBe(true);
+    expect(plain.data.map((d) => d.url)).toEqual(['https://example.com/many/1', 'https://example.com/many/2']);
+    const scraped = await app.search('pages', { limit: 1, filter: 'x', scrapeOptions: { formats: ['markdown'] } });
+    expect(scraped.data[0]).toMatchObject({ url: site.url('/a'), title: 'Page A' });
+    expect(scraped.data[0]?.markdown).toContain('Alpha text');
+    expect(scraped.warning).toContain('filter');
+  });
+});
+
 describe('official 4.x SDK', () => {
   it('search(query, {limit, scrapeOptions}) returns web results with Document fields', async () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');

@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { joinWarnings, searchRequestSchema, v1Document, v1SearchItem, v1SearchRequestSchema } from '@trawl/api-schema';
+import { ignoredOptionsWarning, joinWarnings, searchRequestSchema, v1Document, v1SearchItem, v1SearchRequestSchema } from '@trawl/api-schema';
 import type { RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
@@ -28,7 +28,9 @@ export function searchRoutes(deps: { searches: SearchService; limiter: RateLimit
   });
   router.post('/v1/search', api, jsonBody(deps), async (req, res) => {
     const request = parseOrThrow(v1SearchRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
-    const { data, warning } = await deps.searches.search(teamOf(res), request, { clientGone: clientGone(res) });
+    const { data, warning: found } = await deps.searches.search(teamOf(res), request, { clientGone: clientGone(res) });
+    const filter = (req.body as { filter?: unknown } | null)?.filter;
+    const warning = joinWarnings(found, ignoredOptionsWarning(filter !== undefined ? ['filter'] : []));
     const items = (data.web ?? []).map((item) => v1SearchItem(item as Record<string, unknown>, (doc) => v1Document(doc)));
     res.json({ success: true, data: items, ...(warning !== undefined ? { warning } : {}) });
   });

@@ -24,11 +24,13 @@ export const v1SearchRequestSchema = z
     timeout: v2Field<SearchRequestInput['timeout']>(),
     ignoreInvalidURLs: v2Field<SearchRequestInput['ignoreInvalidURLs']>(),
     scrapeOptions: v1ScrapeOptionsObjectSchema.optional(),
+    /** v1 SDK option, accepted and ignored (the route warns): no result filter expressions here. */
+    filter: z.string().max(1_000).optional(),
     origin: v2Field<SearchRequestInput['origin']>(),
     integration: v2Field<SearchRequestInput['integration']>(),
   })
   .transform((body): SearchRequestInput => {
-    const { scrapeOptions, limit, query, ...rest } = body;
+    const { scrapeOptions, limit, query, filter: _filter, ...rest } = body;
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     return {
       ...defined,
