@@ -62,6 +62,8 @@ const V1_SCRAPE_FIELDS = [
   'actions', 'zeroDataRetention', 'origin', 'integration',
 ] as const;
 const V1_BATCH_FIELDS = ['urls', 'webhook', 'maxConcurrency', 'ignoreInvalidURLs', ...V1_SCRAPE_FIELDS.filter((f) => f !== 'url')] as const;
+const SEARCH_FIELDS = ['query', 'limit', 'sources', 'categories', 'includeDomains', 'excludeDomains', 'tbs', 'lang', 'country', 'location', 'timeout', 'ignoreInvalidURLs', 'scrapeOptions'] as const;
+const V1_SEARCH_FIELDS = ['query', 'limit', 'tbs', 'lang', 'country', 'location', 'timeout', 'scrapeOptions'] as const;
 const V1_MAP_FIELDS = ['url', 'search', 'ignoreSitemap', 'sitemapOnly', 'includeSubdomains', 'limit', 'timeout', 'useIndex', 'location'] as const;
 const MONITOR_FIELDS = ['name', 'schedule', 'webhook', 'notification', 'targets', 'retentionDays', 'goal', 'judgeEnabled', 'status'] as const;
 const TEAM_FIELDS = ['name', 'concurrency', 'ratePerMinute', 'credits', 'flags'] as const;
@@ -100,6 +102,7 @@ const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/v2/crawl/:id/errors', key: 'api' },
   { method: 'DELETE', path: '/v2/crawl/:id', key: 'api' },
   { method: 'POST', path: '/v2/map', key: 'api', body: 'json', fields: MAP_FIELDS, base: { url: URL_OK }, sync: true },
+  { method: 'POST', path: '/v2/search', key: 'api', body: 'json', fields: SEARCH_FIELDS, base: { query: 'fuzz' }, sync: true },
   { method: 'POST', path: '/v2/monitor', key: 'api', body: 'json', fields: MONITOR_FIELDS, base: MONITOR_BASE },
   { method: 'GET', path: '/v2/monitor', key: 'api', query: ['limit', 'offset'] },
   { method: 'GET', path: '/v2/monitor/:id', key: 'api' },
@@ -125,6 +128,7 @@ const ROUTES: RouteSpec[] = [
   { method: 'DELETE', path: '/v1/batch/scrape/:id/errors', key: 'api' },
   { method: 'DELETE', path: '/v1/batch/scrape/:id', key: 'api' },
   { method: 'POST', path: '/v1/map', key: 'api', body: 'json', fields: V1_MAP_FIELDS, base: { url: URL_OK }, sync: true },
+  { method: 'POST', path: '/v1/search', key: 'api', body: 'json', fields: V1_SEARCH_FIELDS, base: { query: 'fuzz' }, sync: true },
   { method: 'POST', path: '/v1/extract', key: 'api', body: 'json', fields: ['urls', 'prompt', 'schema', 'systemPrompt', 'includeSubdomains', 'scrapeOptions'], base: { urls: [URL_OK], prompt: 'fuzz' } },
   { method: 'GET', path: '/v1/extract/:id', key: 'api' },
   { method: 'GET', path: '/v1/team/credit-usage', key: 'api' },

@@ -1,4 +1,4 @@
-import { llmSettingsOf } from '@trawl/config';
+import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
@@ -115,6 +115,7 @@ export async function startApi(
     cancellations,
     capabilities,
     llmConfigured,
+    searchEnabled: searchSettingsOf(config).provider !== 'none',
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });

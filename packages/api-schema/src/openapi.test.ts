@@ -41,6 +41,7 @@ describe('buildOpenApiDocument', () => {
       '/v2/parse/uploads/{ref}',
       '/v2/scrape',
       '/v2/scrape/{id}',
+      '/v2/search',
       '/v2/team/credit-usage',
       '/v2/team/credit-usage/historical',
       '/v2/team/queue-status',

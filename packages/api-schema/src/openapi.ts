@@ -26,6 +26,7 @@ import {
 import { errorResponseSchema } from './error-response.js';
 import { jobIdParamsSchema } from './job-id.js';
 import { scrapeRequestSchema } from './scrape-request.js';
+import { searchRequestSchema, searchResponseSchema } from './search.js';
 import { MAX_PARSE_FILE_BYTES, parseRequestSchema } from './parse-request.js';
 import { parseUploadPutResponseSchema, parseUploadRequestSchema, parseUploadUrlRequestSchema, parseUploadUrlResponseSchema } from './parse-upload.js';
 import {
@@ -162,6 +163,7 @@ function registerV2Routes(registry: OpenAPIRegistry): void {
   route(registry, { method: 'post', path: '/v2/extract', summary: 'Start an extraction of structured data from pages (LLM)', request: body(extractRequestSchema), ok: extractStartResponseSchema, okDescription: 'The extract id.' });
   route(registry, { method: 'get', path: '/v2/extract/{id}', summary: 'Status and result of an extract', request: { params: jobIdParamsSchema }, ok: extractStatusResponseSchema, okDescription: 'Status.' });
   route(registry, { method: 'delete', path: '/v2/extract/{id}', summary: 'Cancel an extract', request: { params: jobIdParamsSchema }, ok: cancelResponseSchema, okDescription: 'Cancelled.' });
+  route(registry, { method: 'post', path: '/v2/search', summary: 'Search the web (web, news, images) and optionally scrape the results', request: body(searchRequestSchema), ok: searchResponseSchema, okDescription: 'Results by source.' });
   route(registry, { method: 'post', path: '/v2/map', summary: 'List the URLs of a site', request: body(mapRequestSchema), ok: mapResponseSchema, okDescription: 'Links.' });
   registerMonitorRoutes(registry);
   route(registry, {

@@ -3,4 +3,7 @@ export {
   type SearchCategory, type SearchItems, type SearchProvider, type SearchProviderErrorKind, type SearchQuery, type SearchSource,
   type WebSearchItem, type NewsSearchItem, type ImageSearchItem,
 } from './provider.js';
+export { createSearchProvider, type CreateProviderOptions, type SearchProviderSettings } from './create-provider.js';
 export { SearxngProvider, timeRangeOf, type SearxngProviderOptions, type SearxngSettings, type SearxngTimeRange } from './providers/searxng.js';
+export { BraveProvider, type BraveOptions, type BraveSettings } from './providers/brave.js';
+export { DuckDuckGoProvider, type DuckDuckGoOptions, type DuckDuckGoSettings } from './providers/duckduckgo.js';

@@ -13,3 +13,7 @@ export {
 export {
   startFakeSearxng, type FakeSearxngMode, type FakeSearxngOptions, type FakeSearxngRequest, type FakeSearxngServer, type SearxngResult,
 } from './fake-searxng.js';
+export { startFakeBrave, type FakeBraveMode, type FakeBraveOptions, type FakeBraveRequest, type FakeBraveServer } from './fake-brave.js';
+export {
+  FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
+} from './fake-duckduckgo.js';
