@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   TOO_MANY_CONNECTIONS: 'This client address holds more open connections than the server allows (TRAWL_MAX_CONNECTIONS_PER_CLIENT); close some, retry later.',
   SCRAPE_TIMEOUT: 'The scrape did not finish (or could not start) within its timeout.',
   MAP_TIMEOUT: 'The map did not finish within its timeout.',
+  SEARCH_TIMEOUT: 'The search provider did not answer within the search\'s timeout.',
+  SEARCH_PROVIDER_ERROR: 'The search provider failed (unreachable, refused, blocked or an unreadable answer); details name the provider.',
   SCRAPE_DNS_RESOLUTION_ERROR: 'The target host name could not be resolved.',
   SCRAPE_CONNECTION_REFUSED: 'The target refused or reset the connection.',
   SCRAPE_TLS_ERROR: 'The TLS handshake with the target failed (certificate checks are on).',

@@ -40,6 +40,9 @@ export const ERROR_RETRY: Readonly<Record<ErrorCode, RetryClass>> = {
   // left. A socket timeout well inside the budget is retried at its site.
   SCRAPE_TIMEOUT: 'never',
   MAP_TIMEOUT: 'never',
+  SEARCH_TIMEOUT: 'never',
+  // A provider that was down or refused a burst may answer the next try.
+  SEARCH_PROVIDER_ERROR: 'backoff',
   // NXDOMAIN stays NXDOMAIN; EAI_AGAIN (resolver trouble) is retried at its site.
   SCRAPE_DNS_RESOLUTION_ERROR: 'never',
   SCRAPE_CONNECTION_REFUSED: 'backoff',

@@ -263,3 +263,10 @@ export {
 export { v1ScrapeRequestSchema, v1BatchScrapeRequestSchema, v1MapRequestSchema, v1ExtractRequestSchema } from './v1/v1-requests.js';
 export { v1Document, v1MapLinks, parseUnifiedDiff, type V1Diff, type V1DiffChange } from './v1/v1-document.js';
 export { v1RecordScrapeOptions } from './v1/v1-record-options.js';
+export {
+  MAX_SEARCH_LIMIT, SEARCH_CREDITS_PER_BLOCK, SEARCH_CREDIT_BLOCK, normalizeDomain, searchCategorySchema, searchDataSchema, searchImageResultSchema,
+  searchNewsResultSchema, searchRequestSchema, searchResponseSchema, searchResultCredits, searchScrapeOptionsSchema, searchSourceSchema,
+  searchSourceType, searchSourceTypeSchema, searchWebResultSchema,
+  type SearchData, type SearchRequest, type SearchRequestInput, type SearchSourceType,
+} from './search.js';
+export { V1_SEARCH_DEFAULT_LIMIT, v1SearchItem, v1SearchRequestSchema } from './v1/v1-search-request.js';
