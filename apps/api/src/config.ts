@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBaseUrl, envBoolean, envInt, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, searchEnv, envBaseUrl, envBoolean, envInt, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
 import { MAX_PARSE_FILE_BYTES } from '@trawl/api-schema';
 
 /**
@@ -12,6 +12,7 @@ export const apiConfigSchema = z.object({
   ...llmEnv,
   ...cacheEnv,
   ...queueEnv,
+  ...searchEnv,
   ...blobStoreEnv,
   ...webhookEnv,
   /** Listening port. Default 3002. */

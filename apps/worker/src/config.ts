@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
-import { cacheEnv, commonEnv, envBoolean, envInt, envList, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
+import { cacheEnv, commonEnv, searchEnv, envBoolean, envInt, envList, envOptionalString, llmEnv, queueEnv, webhookEnv } from '@trawl/config';
 import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 
 /** Worker roles; each consumes its own queues and scales on its own. */
@@ -31,6 +31,7 @@ export const workerConfigSchema = z.object({
   ...blobStoreEnv,
   ...cacheEnv,
   ...queueEnv,
+  ...searchEnv,
   /** Roles this process takes jobs for, comma-separated. Default `http`. */
   TRAWL_WORKER_ROLES: envList().pipe(z.array(z.enum(WORKER_ROLES))).transform((r) => (r.length ? r : (['http'] as WorkerRole[]))),
   /** Port of the worker's /metrics and /health endpoints; 0 picks a free one. Default 3003. */

@@ -2,9 +2,10 @@ import { Worker } from 'bullmq';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
-import { CancellationWatcher, HostRateLimiter, PageCache, closeRedisClient, createQueueStack, createRedisClient } from '@trawl/queue';
+import { CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
-import { llmSettingsOf } from '@trawl/config';
+import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
+import { createSearchProvider, type SearchProvider } from '@trawl/search';
 import { ChatCompletionsLlm, type Llm } from '@trawl/llm';
 import { EgressProxy, HttpFetcher, ProxyPools, type Fetcher } from '@trawl/scrape-engine';
 import type { WorkerConfig } from './config.js';
@@ -29,6 +30,8 @@ import { ChangeTracker } from './scrape/change-tracking.js';
 import { CacheStep } from './cache/cache-step.js';
 import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
+import { DispatchedPageScraper } from './search/dispatched-page-scraper.js';
+import { SearchRunner } from './search/search-runner.js';
 
 /** After the grace period's abort, how long aborted jobs get to hand themselves back, ms. */
 const ABORT_SETTLE_MS = 5_000;
@@ -51,6 +54,8 @@ export interface StartWorkerOptions {
   fetcher?: Fetcher;
   /** Replaces the browser engine of the browser role (tests): no Chromium is started. */
   browserFetcher?: BrowserEngine;
+  /** Replaces the configured search provider (tests); `null` turns search off. */
+  searchProvider?: SearchProvider | null;
   /** Base URL for local blob URLs when TRAWL_BLOB_PUBLIC_URL is unset (embedded mode: the API's URL). */
   blobPublicBaseUrl?: string;
   /** `inline` runs HTML conversion and document parsing on the main thread (tests). Default `threads`. */
@@ -143,6 +148,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   };
 
   const workers: Array<Pick<Worker, 'close'>> = [];
+  let resultWaiter: ResultWaiter | undefined;
   /** One BullMQ consumer of `queue`; a job whose worker stops renewing its lock is retried elsewhere. */
   const consumeQueue = (queue: string, handler: JobHandler, concurrency: number) => {
     const worker = new Worker(queue, lifecycleHandler(queue, handler, { metrics, shutdown: shutdown.signal }), {
@@ -168,9 +174,19 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const mapRunner = new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES });
+    // Search results are scraped as sync scrape jobs whose outcomes this process awaits.
+    resultWaiter = new ResultWaiter(stack.connection('results-sub'), keys, results);
+    await resultWaiter.start();
+    const searchProvider = opts.searchProvider !== undefined ? opts.searchProvider ?? undefined : createSearchProvider(searchSettingsOf(config));
+    const searchRunner = new SearchRunner({
+      provider: searchProvider,
+      scraper: new DispatchedPageScraper({ dispatcher, waiter: resultWaiter, results, cancellations: stack.cancellations }),
+      guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS }),
+      credits, requests: metrics.searchRequests, logger: logger.child({ component: 'search' }),
+    });
     const crawlProcessor = new CrawlProcessor({
       store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
-      mapRunner,
+      mapRunner, searchRunner,
       paramsRunner: new CrawlParamsRunner({ mapRunner, llm, logger }),
       tokens: stack.tokens,
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
@@ -255,6 +271,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       clearTimeout(abort);
       clearTimeout(giveUp);
       if (!clean) logger.warn('jobs still running after the grace period: they are retried once their locks expire');
+      resultWaiter?.close();
       await converter.close();
       await documents?.close();
       await browser?.close();

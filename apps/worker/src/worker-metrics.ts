@@ -78,6 +78,12 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['event', 'flavor'] as const,
       registers: [registry],
     }),
+    searchRequests: new Counter({
+      name: 'trawl_search_requests_total',
+      help: 'Search provider queries (one per source of a search), by provider and outcome (ok, empty, timeout, unavailable, blocked, refused, invalid)',
+      labelNames: ['provider', 'outcome'] as const,
+      registers: [registry],
+    }),
     crawlPagesDiscovered: new Counter({
       name: 'trawl_crawl_pages_discovered_total',
       help: 'URLs found by crawls and accepted into a frontier (outcome accepted) or listed as blocked by robots.txt (robots_blocked)',

@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import {
   WEBHOOK_EVENT_TYPES, crawlPromptOptionsSchema, webhookHeadersSchema, webhookPayloadSchema, webhookUrlSchema,
-  type MapRequestInput, type ScrapeRequestInput,
+  type MapRequestInput, type ScrapeRequestInput, type SearchRequestInput,
 } from '@trawl/api-schema';
 
 /**
@@ -105,6 +105,18 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     request: jobRequestSchema<MapRequestInput>(),
     /** Absolute deadline, ms since epoch. */
     deadline: z.number().int().positive(),
+  }),
+  z.object({
+    v: z.literal(1),
+    /** A search for a waiting `POST /v2/search` (or `/v1/search`) caller; its result waits in the ResultStore. */
+    kind: z.literal('search'),
+    jobId: z.uuid(),
+    teamId: z.string().min(1),
+    /** The validated search request; see {@link jobRequestSchema}. */
+    request: jobRequestSchema<SearchRequestInput>(),
+    /** Absolute deadline, ms since epoch. */
+    deadline: z.number().int().positive(),
+    zeroDataRetention: z.boolean(),
   }),
   z.object({
     v: z.literal(1),

@@ -10,3 +10,6 @@ export { MapResolver, startServer, type LocalServer, type ResolvedAddress } from
 export {
   startFakeChatCompletions, type FakeChatMode, type FakeChatOptions, type FakeChatRequest, type FakeChatServer,
 } from './fake-chat-completions.js';
+export {
+  startFakeSearxng, type FakeSearxngMode, type FakeSearxngOptions, type FakeSearxngRequest, type FakeSearxngServer, type SearxngResult,
+} from './fake-searxng.js';

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { TrawlError, findFormat, redactUrl, mapRequestSchema } from '@trawl/api-schema';
+import { TrawlError, findFormat, redactUrl, mapRequestSchema, searchRequestSchema } from '@trawl/api-schema';
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
@@ -9,6 +9,7 @@ import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
 import type { CrawlParamsRunner } from './crawl-params-runner.js';
 import type { MapRunner } from './map-runner.js';
+import type { SearchRunner } from '../search/search-runner.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
 
 export interface CrawlProcessorDeps {
@@ -17,6 +18,8 @@ export interface CrawlProcessorDeps {
   notify: CrawlNotifier;
   discovery: SiteDiscovery;
   mapRunner: MapRunner;
+  /** Runs `search` jobs. */
+  searchRunner?: Pick<SearchRunner, 'run'>;
   /** Runs `crawl-params` jobs (map of sample URLs, then the LLM). */
   paramsRunner: Pick<CrawlParamsRunner, 'run'>;
   /** LLM tokens per team: a crawl prompt's are recorded here. */
@@ -55,6 +58,8 @@ export class CrawlProcessor {
         return this.map(job);
       case 'crawl-params':
         return this.crawlParams(job);
+      case 'search':
+        return this.search(job);
     }
   }
 
@@ -153,6 +158,40 @@ export class CrawlProcessor {
       if (this.deps.shutdown.aborted) throw err;
       const te = TrawlError.from(err);
       await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, { zeroDataRetention: false });
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  /** Runs a search (the runner charges it) and stores its answer for the waiting gateway. */
+  private async search(job: Extract<CrawlQueueJob, { kind: 'search' }>): Promise<void> {
+    if (await this.deps.results.get(job.jobId)) return;
+    const request = searchRequestSchema.safeParse(job.request);
+    if (!request.success) throw new UnrecoverableError(`invalid search request in job: ${request.error.message}`);
+    const finishedAt = () => new Date().toISOString();
+    const store = { zeroDataRetention: job.zeroDataRetention };
+    const cancel = await this.deps.cancellations.watch([job.jobId]);
+    try {
+      if (cancel.signal.aborted) throw cancel.signal.reason;
+      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('SEARCH_TIMEOUT', 'The search timed out before it could start (the workers are busy)');
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this search started');
+      if (!this.deps.searchRunner) throw new TrawlError('UNSUPPORTED_OPTION', 'Search is not served by this worker', { details: { option: 'search' } });
+      // The job's deadline is the request's timeout counted from submission: what is left is the runner's.
+      const remaining = Math.max(1_000, job.deadline - (this.deps.now ?? Date.now)());
+      const result = await this.deps.searchRunner.run({
+        teamId: job.teamId, request: { ...request.data, timeout: Math.min(request.data.timeout, remaining) },
+        signal: AbortSignal.any([this.deps.shutdown, cancel.signal]), zeroDataRetention: job.zeroDataRetention,
+      });
+      await this.deps.results.put({
+        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(),
+        outcome: { ok: true, document: { data: result.data, creditsUsed: result.creditsUsed, ...(result.warning ? { warning: result.warning } : {}) } },
+      }, store);
+    } catch (err) {
+      if (this.deps.shutdown.aborted) throw err;
+      const te = TrawlError.from(err);
+      // A provider that failed is tried again with backoff (SEARCH_PROVIDER_ERROR is retryable) only
+      // while the caller still waits; the answer is the error otherwise.
+      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, store);
     } finally {
       cancel.dispose();
     }
