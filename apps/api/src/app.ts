@@ -17,6 +17,7 @@ import { crawlRoutes } from './routes/crawl.routes.js';
 import { crawlV1Routes } from './routes/crawl-v1.routes.js';
 import { extractRoutes } from './routes/extract.routes.js';
 import { mapRoutes } from './routes/map.routes.js';
+import { searchRoutes } from './routes/search.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
 import { parseRoutes } from './routes/parse.routes.js';
 import { parseUploadRoutes } from './routes/parse-upload.routes.js';
@@ -27,6 +28,7 @@ import { v1Routes } from './routes/v1.routes.js';
 import { CrawlService } from './services/crawl.service.js';
 import type { ExtractService } from './services/extract.service.js';
 import { MapService } from './services/map.service.js';
+import { SearchService } from './services/search.service.js';
 import type { MonitorService } from './services/monitor.service.js';
 import { ScrapeService } from './services/scrape.service.js';
 
@@ -60,6 +62,8 @@ export interface AppDeps {
   capabilities: ReadonlySet<Capability>;
   /** An LLM is configured (TRAWL_LLM_*): the LLM features are served; else they answer 400 LLM_NOT_CONFIGURED. */
   llmConfigured: boolean;
+  /** A search provider is configured (TRAWL_SEARCH_PROVIDER is not `none`). Default false: search answers 400 UNSUPPORTED_OPTION. */
+  searchEnabled?: boolean;
   /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
   blobs: LocalBlobStore | null;
   isShuttingDown: () => boolean;
@@ -123,6 +127,11 @@ export function createApp(deps: AppDeps): Express {
     defaultTimeoutMs: config.TRAWL_MAP_DEFAULT_TIMEOUT_MS, graceMs: config.TRAWL_SYNC_GRACE_MS,
   });
   app.use(mapRoutes({ maps, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
+  const searches = new SearchService({
+    queues: deps.queues, waiter: deps.waiter, results: deps.results, credits: deps.credits, cancellations: deps.cancellations,
+    enabled: deps.searchEnabled ?? false, graceMs: config.TRAWL_SYNC_GRACE_MS,
+  });
+  app.use(searchRoutes({ searches, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(extractRoutes({ extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   app.use(monitorRoutes({ monitors: deps.monitors, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));
   app.use(v1Routes({ scrape, crawls: deps.crawls, maps, extracts: deps.extracts, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH, ...publicUrl }));

@@ -117,6 +117,7 @@ export async function startApi(
     cancellations,
     capabilities,
     llmConfigured,
+    searchEnabled: searchSettingsOf(config).provider !== 'none',
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
   });

@@ -17,6 +17,8 @@ const IGNORED_THREAT_KEYS = ['mode', 'failurePolicy'] as const;
 const IGNORED_JSON_FORMAT_KEYS = ['checkPromptInjection'] as const;
 /** Map keys accepted and ignored (v1 SDK options). */
 const IGNORED_MAP_KEYS = ['useIndex', 'ignoreCache'] as const;
+/** Search keys accepted and ignored (4.x SDK options). */
+const IGNORED_SEARCH_KEYS = ['highlights', 'domainTools', 'toolDetail'] as const;
 
 /** Where the scrape options sit in each body kind. */
 const SCRAPE_OPTION_PATHS = {
@@ -26,6 +28,7 @@ const SCRAPE_OPTION_PATHS = {
   crawl: ['scrapeOptions'],
   extract: ['scrapeOptions'],
   map: [],
+  search: ['scrapeOptions'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A request body kind, for {@link ignoredOptionsOf}. */
@@ -92,6 +95,7 @@ export function ignoredOptionsOf(kind: IgnorableBodyKind, body: unknown): string
     if (isRecord(options)) out.push(...ignoredScrapeOptions(options, path === '' ? '' : `${path}.`));
   }
   if (kind === 'map') out.push(...present(body, IGNORED_MAP_KEYS, ''));
+  if (kind === 'search') out.push(...present(body, IGNORED_SEARCH_KEYS, ''));
   return out;
 }
 

@@ -1,6 +1,4 @@
 import type { SearchProvider } from './provider.js';
-import { BraveProvider } from './providers/brave.js';
-import { DuckDuckGoProvider } from './providers/duckduckgo.js';
 import { SearxngProvider } from './providers/searxng.js';
 
 /**
@@ -23,7 +21,8 @@ export interface CreateProviderOptions {
 }
 
 /**
- * The provider the settings name, or undefined when search is off (`none`).
+ * The provider the settings name, or undefined when search is off (`none`) or the named provider is
+ * not part of this build yet (`brave`, `duckduckgo`: their files land with their own change).
  * @throws Error when the named provider lacks its setting (`searchSettingsOf` already refuses that).
  */
 export function createSearchProvider(settings: SearchProviderSettings, opts: CreateProviderOptions = {}): SearchProvider | undefined {
@@ -35,9 +34,7 @@ export function createSearchProvider(settings: SearchProviderSettings, opts: Cre
       if (!settings.searxng) throw new Error('TRAWL_SEARXNG_URL: the searxng search provider needs the URL of a SearXNG instance');
       return new SearxngProvider(settings.searxng, common);
     case 'brave':
-      if (!settings.brave) throw new Error('TRAWL_BRAVE_API_KEY: the brave search provider needs an API key');
-      return new BraveProvider(settings.brave, common);
     case 'duckduckgo':
-      return new DuckDuckGoProvider(settings.duckduckgo, common);
+      return undefined;
   }
 }
