@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FixtureSite, startFakeChatCompletions, waitFor, type FakeChatRequest, type FakeChatServer } from '@trawl/testing';
+import { FixtureSite, startFakeChatCompletions, startFakeSearxng, waitFor, type FakeChatRequest, type FakeChatServer, type FakeSearxngServer } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 jest.setTimeout(120_000);
@@ -9,6 +9,7 @@ jest.setTimeout(120_000);
 let cluster: TestCluster;
 let site: FixtureSite;
 let llm: FakeChatServer;
+let searxng: FakeSearxngServer;
 let receiver: Receiver;
 /** Requests to `/held` wait until this is called. */
 let releaseHeld: () => void = () => undefined;
@@ -65,6 +66,8 @@ const answers: Record<string, unknown> = {
   'MARKER-Z': { topics: ['upgrade'] },
   'MARKER-OTHER': { topics: ['unrelated'] },
   'MARKER-SDK': { title: 'SDK page', price: 12 },
+  'MARKER-G1': { company: 'Gizmo', products: [{ name: 'Widget' }] },
+  'MARKER-G2': { company: 'Gizmo', products: [{ name: 'Sprocket' }] },
 };
 function respond(request: FakeChatRequest): unknown {
   const text = request.messages.map((m) => m.content).join('\n');
@@ -84,6 +87,16 @@ const productSchema = {
 beforeAll(async () => {
   llm = await startFakeChatCompletions({ respond });
   receiver = await new Receiver().start();
+  // The search provider: a query about gadgets finds the two gadget pages (one twice), anything else nothing.
+  searxng = await startFakeSearxng({
+    results: (r) => (r.q.includes('gadgets')
+      ? [
+        { url: site.url('/web/g1'), title: 'Gadget 1', content: 'gadgets' },
+        { url: site.url('/web/g2'), title: 'Gadget 2', content: 'gadgets' },
+        { url: site.url('/web/g1'), title: 'Gadget 1 again', content: 'gadgets' },
+      ]
+      : []),
+  });
   site = await new FixtureSite()
     .page('/shop/a', article('Shop A', 'MARKER-A kettles and toasters.'))
     .page('/shop/b', article('Shop B', 'MARKER-B toasters and mixers.'))
@@ -93,12 +106,14 @@ beforeAll(async () => {
     .page('/docs/z', article('Z', 'MARKER-Z upgrades.', ['/docs/']))
     .page('/other', article('Other', 'MARKER-OTHER elsewhere.'))
     .page('/sdk', article('SDK', 'MARKER-SDK a product for 12 dollars.'))
+    .page('/web/g1', article('Gadget 1', 'MARKER-G1 widgets.'))
+    .page('/web/g2', article('Gadget 2', 'MARKER-G2 sprockets.'))
     .route('/held', async (_req, res) => {
       await new Promise<void>((r) => (releaseHeld = r));
       res.writeHead(200, { 'content-type': 'text/html' }).end(article('Held', 'MARKER-HELD'));
     })
     .start();
-  cluster = await TestCluster.start({ TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_MODEL: 'fake-model', TRAWL_EXTRACT_MAX_PAGES: '3' });
+  cluster = await TestCluster.start({ TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_MODEL: 'fake-model', TRAWL_EXTRACT_MAX_PAGES: '3', TRAWL_SEARXNG_URL: searxng.baseUrl });
 });
 
 afterAll(async () => {
@@ -107,6 +122,7 @@ afterAll(async () => {
   await site?.stop();
   await receiver?.close();
   await llm?.close();
+  await searxng?.close();
 });
 
 /** The extract's status once it left `processing`. */
@@ -174,18 +190,39 @@ describe('POST /v2/extract', () => {
     const refused = await cluster.call('POST', '/v2/extract', { body: { urls: ['not a url', site.url('/shop/a')], prompt: 'x', ignoreInvalidURLs: false } });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ success: false, details: { invalidURLs: ['not a url'] } });
-    const none = await cluster.call('POST', '/v2/extract', { body: { prompt: 'x' } });
-    expect(none.status).toBe(400);
-    expect(none.body.code).toBe('UNSUPPORTED_OPTION');
     const empty = await cluster.call('POST', '/v2/extract', { body: {} });
     expect(empty.status).toBe(400);
     expect(empty.body.code).toBe('BAD_REQUEST');
   });
 
-  it('answers enableWebSearch with 400 UNSUPPORTED_OPTION', async () => {
-    const res = await cluster.call('POST', '/v2/extract', { body: { urls: [site.url('/shop/a')], prompt: 'x', enableWebSearch: true } });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, code: 'UNSUPPORTED_OPTION', details: { option: 'enableWebSearch' } });
+  it('enableWebSearch without urls: searches the prompt and extracts from the top results, with their URLs in sources', async () => {
+    const prompt = 'Which gadgets does Gizmo make?';
+    const start = await cluster.call('POST', '/v2/extract', { body: { prompt, schema: productSchema, enableWebSearch: true, showSources: true } });
+    expect(start.status).toBe(200);
+    const res = await settled(start.body.id as string);
+    expect(res.body).toMatchObject({ success: true, status: 'completed' });
+    expect(res.body.data).toEqual({ company: 'Gizmo', products: [{ name: 'Widget' }, { name: 'Sprocket' }] });
+    expect(res.body.sources).toMatchObject({ company: [site.url('/web/g1'), site.url('/web/g2')], 'products[1]': [site.url('/web/g2')] });
+    expect(searxng.requests.some((r) => r.q === prompt)).toBe(true);
+    // Two pages scraped (1 each) and extracted (4 each), and the search: 2 credits per 10 results.
+    expect(res.body.creditsUsed).toBe(12);
+  });
+
+  it('enableWebSearch with urls: the given pages first, then the results, at most TRAWL_EXTRACT_MAX_PAGES; a prompt-only extract is served too', async () => {
+    const start = await cluster.call('POST', '/v2/extract', {
+      body: { urls: [site.url('/shop/a'), site.url('/shop/b')], prompt: 'The company and its gadgets', schema: productSchema, enableWebSearch: true, showSources: true },
+    });
+    expect(start.status).toBe(200);
+    const res = await settled(start.body.id as string);
+    expect(res.body.status).toBe('completed');
+    expect(res.body.warning).toContain('TRAWL_EXTRACT_MAX_PAGES');
+    const pages = new Set(Object.values(res.body.sources as Record<string, string[]>).flat());
+    expect([...pages].sort()).toEqual([site.url('/shop/a'), site.url('/shop/b'), site.url('/web/g1')].sort());
+    // Without urls or enableWebSearch, the search finds the pages too (no result: the extract fails, saying so).
+    const none = await cluster.call('POST', '/v2/extract', { body: { prompt: 'Nothing matches this' } });
+    expect(none.status).toBe(200);
+    const failed = await settled(none.body.id as string);
+    expect(failed.body).toMatchObject({ status: 'failed', error: expect.stringContaining('The web search found no pages') });
   });
 
   it('fails the extract with the LLM error when the LLM is down (after the retries), with extract.failed', async () => {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { Firecrawl as FirecrawlClient } from '@mendable/firecrawl-js';
 import { monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCheckResponseSchema } from '@trawl/api-schema';
 import { MonitorScheduler, RedisKeys, nameUuid } from '@trawl/queue';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, startFakeSearxng, type FakeSearxngServer } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 jest.setTimeout(60_000);
@@ -16,6 +16,7 @@ let site: FixtureSite;
 let fc: FirecrawlClient;
 let jobs: MonitorJobs;
 let receiver: Receiver;
+let searxng: FakeSearxngServer;
 
 /** Page bodies the test changes between checks. */
 const content: Record<string, string | undefined> = {};
@@ -139,7 +140,13 @@ async function webhookEvents(checkId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
+  // The search provider of search targets: two queries, the pricing page found by both.
+  searxng = await startFakeSearxng({
+    results: (r) => (r.q === 'monitoring tools' ? [{ url: site.url('/about'), title: 'About' }, { url: site.url('/pricing'), title: 'Pricing' }]
+      : r.q === 'pricing plans' ? [{ url: site.url('/pricing'), title: 'Pricing' }] : []),
+  });
   cluster = await TestCluster.start({
+    TRAWL_SEARXNG_URL: searxng.baseUrl,
     TRAWL_WEBHOOK_BACKOFF_MS: '50',
     TRAWL_CRAWL_WATCH_INTERVAL_MS: '300',
     TRAWL_MONITOR_MIN_INTERVAL_SEC: '120',
@@ -175,6 +182,7 @@ afterAll(async () => {
   await site?.stop();
   await jobs?.close();
   await cluster?.stop();
+  await searxng?.close();
 });
 
 describe('monitors', () => {
@@ -299,6 +307,37 @@ describe('monitors', () => {
     expect('next' in exact.body).toBe(false);
   });
 
+  it('a search target: each check runs its queries and compares the pages found, with the search credits', async () => {
+    const monitor = await fc.createMonitor({
+      name: 'Search watch', schedule: { cron: farCron },
+      targets: [{ type: 'search', queries: ['monitoring tools', 'pricing plans'], searchWindow: '24h', maxResults: 5 }],
+    });
+    const targetId = monitor.targets[0]!.id!;
+    expect(monitor.targets[0]).toMatchObject({ type: 'search', queries: ['monitoring tools', 'pricing plans'], searchWindow: '24h', maxResults: 5 });
+    content.pricing = paragraph('Pro plan: 30 EUR per month.');
+    const first = await fc.runMonitor(monitor.id);
+    await jobs.checkFinished(first.id, [targetId]);
+    const firstDetail = await fc.getMonitorCheck(monitor.id, first.id);
+    // Two pages scraped (1 credit each) and two searches (2 credits each).
+    expect(firstDetail).toMatchObject({ status: 'completed', actualCredits: 6, summary: { totalPages: 2, new: 2 } });
+    expect(firstDetail.pages.map((p) => p.url).sort()).toEqual([site.url('/about'), site.url('/pricing')].sort());
+    expect(firstDetail.targetResults).toEqual([{ targetId, type: 'search', batchId: expect.any(String), searchCompleted: true, resultCount: 2, searchCredits: 4 }]);
+    const asked = searxng.requests.filter((r) => r.q === 'monitoring tools' || r.q === 'pricing plans');
+    // Both queries asked (the provider pages on when a page has fewer results than asked), each for the last day.
+    expect([...new Set(asked.map((r) => r.q))].sort()).toEqual(['monitoring tools', 'pricing plans']);
+    expect(new Set(asked.map((r) => r.time_range))).toEqual(new Set(['day']));
+
+    content.pricing = paragraph('Pro plan: 35 EUR per month.');
+    const second = await fc.runMonitor(monitor.id);
+    await jobs.checkFinished(second.id, [targetId]);
+    const secondDetail = await fc.getMonitorCheck(monitor.id, second.id);
+    expect(secondDetail.summary).toMatchObject({ totalPages: 2, same: 1, changed: 1 });
+    expect(secondDetail.pages.find((p) => p.status === 'changed')?.url).toBe(site.url('/pricing'));
+    // The check's JSON follows the schema (the search target result included).
+    const raw = await cluster.call('GET', `/v2/monitor/${monitor.id}/checks/${second.id}`);
+    expect(monitorCheckDetailResponseSchema.safeParse(raw.body).success).toBe(true);
+  });
+
   it('runs on its BullMQ job scheduler, which pause removes, resume restores and delete ends', async () => {
     const monitor = await fc.createMonitor({
       name: 'Scheduled', schedule: { text: farText, timezone: 'America/New_York' },
@@ -409,7 +448,6 @@ describe('monitors', () => {
     expect((await refused({ schedule: { cron: '0 * * * *', text: 'hourly' } })).details.issues?.[0]?.path).toBe('schedule');
     expect((await refused({ colour: 'blue' })).details.issues).toEqual([{ path: 'colour', code: 'unrecognized_keys', message: 'Unrecognized key: "colour"' }]);
     for (const [patch, option] of [
-      [{ targets: [{ type: 'search', queries: ['trawl'] }] }, 'targets[0]'],
       [{ judgeEnabled: true }, 'judgeEnabled'],
       [{ goal: 'price drops' }, 'goal'],
       [{ notification: { email: { enabled: true, recipients: ['a@example.com'] } } }, 'notification.email'],

@@ -92,15 +92,17 @@ export async function startApi(
   const crawls = new CrawlService({ store: crawlStore, coordinator, cancellations, credits, notify, capabilities, llmConfigured, params, retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
+  // Web search is served unless turned off (TRAWL_SEARCH_PROVIDER=none): extract enableWebSearch, monitor search targets.
+  const webSearch = searchSettingsOf(config).provider !== 'none';
   const monitors = new MonitorService({
     store: stack.monitors, scheduler: monitorScheduler, capabilities,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
-    minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC,
+    minIntervalSec: config.TRAWL_MONITOR_MIN_INTERVAL_SEC, webSearch,
   });
   const extracts = new ExtractService({
     store: stack.extracts, queues, credits, crawls: crawlStore, coordinator, cancellations, capabilities, llmConfigured,
     webhookAllowPrivate: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
-    retentionSec: config.TRAWL_CRAWL_RETENTION_SEC,
+    retentionSec: config.TRAWL_CRAWL_RETENTION_SEC, webSearch,
   });
   const hub = new CrawlEventHub(stack.connection('crawl-sub'), keys);
   await hub.start();

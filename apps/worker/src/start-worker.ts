@@ -32,6 +32,7 @@ import { startWebhookWorker } from './webhook/start-webhook-worker.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.js';
 import { DispatchedPageScraper } from './search/dispatched-page-scraper.js';
 import { SearchRunner } from './search/search-runner.js';
+import type { WebSearch } from './search/search-pages.js';
 
 /** After the grace period's abort, how long aborted jobs get to hand themselves back, ms. */
 const ABORT_SETTLE_MS = 5_000;
@@ -170,6 +171,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     const processor = new ScrapeProcessor(queue, deps);
     consumeQueue(queue, (job, token) => processor.process(job, token), concurrency);
   };
+  let webSearch: WebSearch | undefined;
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
@@ -184,6 +186,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS }),
       credits, requests: metrics.searchRequests, logger: logger.child({ component: 'search' }),
     });
+    // Extracts (enableWebSearch) and monitor search targets search only when a provider is configured.
+    if (searchProvider) webSearch = searchRunner;
     const crawlProcessor = new CrawlProcessor({
       store: crawlStore, coordinator, notify, discovery, results, credits, logger, changes: changeStore,
       mapRunner, searchRunner,
@@ -200,6 +204,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       starter: new ExtractStarter({
         extracts: stack.extracts, crawls: crawlStore, coordinator, mapRunner, teams, webhooks, logger: extractLog,
         maxPages: config.TRAWL_EXTRACT_MAX_PAGES, mapTimeoutMs: config.TRAWL_EXTRACT_MAP_TIMEOUT_MS, shutdown: shutdown.signal,
+        ...(webSearch ? { search: webSearch } : {}),
       }),
       finisher: new ExtractFinisher({
         extracts: stack.extracts, crawls: crawlStore, credits, webhooks, tokens: stack.tokens, logger: extractLog, shutdown: shutdown.signal, ...(llm ? { llm } : {}),
@@ -213,6 +218,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       starter: new MonitorCheckStarter({
         monitors, scheduler: monitorScheduler, crawls: crawlStore, coordinator, credits, teams, logger,
         crawlRetentionSec: config.TRAWL_CRAWL_RETENTION_SEC, checkTimeoutMs: config.TRAWL_MONITOR_CHECK_TIMEOUT_SEC * 1000,
+        ...(webSearch ? { search: webSearch } : {}),
       }),
       finisher: new MonitorCheckFinisher({ monitors, crawls: crawlStore, webhooks, logger }),
     });

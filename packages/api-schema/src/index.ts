@@ -220,6 +220,7 @@ export {
   runMonitorRequestSchema,
   monitorConfigSchema,
   monitorScrapeOptions,
+  defaultMonitorScrapeOptions,
   monitorListQuerySchema,
   monitorCheckQuerySchema,
   monitorIdParamsSchema,

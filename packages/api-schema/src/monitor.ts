@@ -79,6 +79,11 @@ const monitorScrapeOptionsSchema = scrapeOptionsObjectSchema
   .transform(finalizeScrapeOptions)
   .meta({ id: 'MonitorScrapeOptions' });
 
+/** The scrape options of a target that has none of its own (a `search` target's pages). */
+export function defaultMonitorScrapeOptions(): z.output<typeof monitorScrapeOptionsSchema> {
+  return monitorScrapeOptionsSchema.parse({});
+}
+
 /** Crawl options of a `crawl` target: the crawl request's fields without those the monitor owns. */
 export const monitorCrawlOptionsSchema = crawlRequestObjectSchema
   .omit({ url: true, scrapeOptions: true, webhook: true, zeroDataRetention: true, origin: true, integration: true })
@@ -116,20 +121,25 @@ function targetSchema<I extends z.ZodType>(id: I) {
       crawlOptions: monitorCrawlOptionsSchema.default(() => monitorCrawlOptionsSchema.parse({})),
       scrapeOptions,
     }),
-    // Accepted so the gateway can answer UNSUPPORTED_OPTION (no search engine behind it yet).
+    // Each check runs the queries (web results) and compares the pages found, as a scrape target.
     z.strictObject({
       id,
       type: z.literal('search'),
+      /** Web searches run by every check; the pages found are compared. */
       queries: z.array(z.string().min(1).max(1_000)).min(1).max(20),
+      /** Only results this recent (sent to the provider as `tbs`; under an hour counts as the last hour). */
       searchWindow: z.enum(['5m', '15m', '1h', '6h', '24h', '7d']).optional(),
+      /** Keep only results of these hosts. */
       includeDomains: z.array(z.string().max(256)).max(100).optional(),
+      /** Drop results of these hosts. */
       excludeDomains: z.array(z.string().max(256)).max(100).optional(),
+      /** Results kept per query. Default 10. */
       maxResults: z.number().int().min(1).max(100).optional(),
     }),
   ]);
 }
 
-/** A target as sent: `scrape` (fixed URLs), `crawl` (a crawl per check) or `search` (refused). */
+/** A target as sent: `scrape` (fixed URLs), `crawl` (a crawl per check) or `search` (the pages web searches find). */
 export const monitorTargetSchema = targetSchema(targetIdSchema.optional()).meta({ id: 'MonitorTargetInput' });
 /** A target as stored and returned: its `id` is set. */
 export const monitorStoredTargetSchema = targetSchema(targetIdSchema).meta({ id: 'MonitorTarget' });
@@ -286,11 +296,25 @@ export const monitorSchema = z
   })
   .meta({ id: 'Monitor' });
 
-/** What a check did per target: the batch scrape (scrape target) or crawl it ran. */
+/**
+ * What a check did per target: the batch scrape (scrape target), the crawl it ran, or its searches
+ * and the batch scrape of the pages found (search target).
+ */
 export const monitorTargetResultSchema = z
   .union([
     z.strictObject({ targetId: z.string(), type: z.literal('scrape'), batchId: z.uuid() }),
     z.strictObject({ targetId: z.string(), type: z.literal('crawl'), crawlId: z.uuid() }),
+    z.strictObject({
+      targetId: z.string(),
+      type: z.literal('search'),
+      batchId: z.uuid(),
+      /** The queries ran. */
+      searchCompleted: z.boolean(),
+      /** Distinct result pages compared. */
+      resultCount: z.number().int().nonnegative().optional(),
+      /** Credits of the searches (the pages' scrapes are counted in `actualCredits` too). */
+      searchCredits: z.number().int().nonnegative().optional(),
+    }),
   ])
   .meta({ id: 'MonitorTargetResult' });
 

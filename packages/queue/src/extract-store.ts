@@ -26,6 +26,8 @@ export interface ExtractRecord {
   pages?: string[];
   /** Warnings of the start step (page cap, a map that failed), kept for the final `warning`. */
   startWarnings: string[];
+  /** Credits of the web search that found pages (`enableWebSearch`), once listed. */
+  searchCredits?: number;
   /** The merged extraction, once completed. */
   data: unknown;
   sources?: Record<string, string[]>;
@@ -106,6 +108,7 @@ export class ExtractStore {
       ...(h.batchId ? { batchId: h.batchId } : {}),
       ...(h.pages ? { pages: JSON.parse(h.pages) as string[] } : {}),
       startWarnings: JSON.parse(h.startWarnings ?? '[]') as string[],
+      ...(h.searchCredits ? { searchCredits: Number(h.searchCredits) } : {}),
       data: h.data !== undefined ? (JSON.parse(h.data) as unknown) : null,
       ...(h.sources ? { sources: JSON.parse(h.sources) as Record<string, string[]> } : {}),
       ...(h.error ? { error: h.error } : {}),
@@ -115,9 +118,11 @@ export class ExtractStore {
     };
   }
 
-  /** Records the pages to read, the internal batch that scrapes them and the start step's warnings. */
-  async started(id: string, batchId: string, pages: readonly string[], warnings: readonly string[]): Promise<void> {
-    await this.redis.hset(this.keys.extract(id), { batchId, pages: JSON.stringify(pages), startWarnings: JSON.stringify(warnings) });
+  /** Records the pages to read, the internal batch that scrapes them, the start step's warnings and its search credits. */
+  async started(id: string, batchId: string, pages: readonly string[], warnings: readonly string[], searchCredits = 0): Promise<void> {
+    await this.redis.hset(this.keys.extract(id), {
+      batchId, pages: JSON.stringify(pages), startWarnings: JSON.stringify(warnings), searchCredits: String(searchCredits),
+    });
   }
 
   /**

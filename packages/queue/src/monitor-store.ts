@@ -21,11 +21,18 @@ export interface MonitorRecord {
   updatedAt: number;
 }
 
-/** The crawl or batch one target of a check runs (`crawlId` is the id of either). */
+/**
+ * The crawl or batch one target of a check runs (`crawlId` is the id of either). A `search` target
+ * runs a batch of the pages its queries found: `resultCount` and `searchCredits` once searched.
+ */
 export interface MonitorTargetRun {
   targetId: string;
-  type: 'scrape' | 'crawl';
+  type: 'scrape' | 'crawl' | 'search';
   crawlId: string;
+  resultCount?: number;
+  searchCredits?: number;
+  /** The queries of a `search` target that failed, and why. */
+  searchError?: string;
 }
 
 /** Whether a check's webhooks went out. */

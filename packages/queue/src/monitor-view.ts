@@ -46,8 +46,15 @@ export function monitorCheckView(c: MonitorCheckRecord): MonitorCheckView {
     actualCredits: c.actualCredits,
     billingStatus: c.billingStatus,
     summary: c.summary,
-    targetResults: c.targetResults.map((r) =>
-      r.type === 'scrape' ? { targetId: r.targetId, type: 'scrape' as const, batchId: r.crawlId } : { targetId: r.targetId, type: 'crawl' as const, crawlId: r.crawlId }),
+    targetResults: c.targetResults.map((r) => {
+      if (r.type === 'scrape') return { targetId: r.targetId, type: 'scrape' as const, batchId: r.crawlId };
+      if (r.type === 'crawl') return { targetId: r.targetId, type: 'crawl' as const, crawlId: r.crawlId };
+      return {
+        targetId: r.targetId, type: 'search' as const, batchId: r.crawlId, searchCompleted: r.resultCount !== undefined,
+        ...(r.resultCount !== undefined ? { resultCount: r.resultCount } : {}),
+        ...(r.searchCredits !== undefined ? { searchCredits: r.searchCredits } : {}),
+      };
+    }),
     notificationStatus: c.notificationStatus,
     error: c.error,
     createdAt: new Date(c.createdAt).toISOString(),

@@ -15,6 +15,8 @@ export interface ExtractServiceDeps {
   cancellations: Pick<JobCancellations, 'cancel'>;
   capabilities: ReadonlySet<Capability>;
   llmConfigured: boolean;
+  /** A search provider serves web search (`enableWebSearch`, extracts without urls). Default false. */
+  webSearch?: boolean;
   /** Webhooks may point at private addresses. */
   webhookAllowPrivate: boolean;
   /** How long a finished extract's result stays, seconds (the crawl retention). */
@@ -34,26 +36,25 @@ export class ExtractService {
   }
 
   async start(team: Team, request: ExtractRequest): Promise<{ id: string; invalidURLs?: string[] }> {
-    if (request.enableWebSearch) {
-      throw new TrawlError('UNSUPPORTED_OPTION', 'The option enableWebSearch needs web search, which this server does not offer yet', {
-        details: { option: 'enableWebSearch' },
-      });
-    }
-    if (request.urls === undefined || request.urls.length === 0) {
-      throw new TrawlError('UNSUPPORTED_OPTION', 'An extract without urls needs web search to find pages, which this server does not offer yet: give urls', {
-        details: { option: 'urls' },
+    const urls = request.urls ?? [];
+    if ((request.enableWebSearch || urls.length === 0) && this.deps.webSearch !== true) {
+      throw new TrawlError('UNSUPPORTED_OPTION', urls.length === 0
+        ? 'An extract without urls needs web search to find pages, which is turned off on this server (TRAWL_SEARCH_PROVIDER=none): give urls'
+        : 'The option enableWebSearch needs web search, which is turned off on this server (TRAWL_SEARCH_PROVIDER=none)', {
+        details: { option: urls.length === 0 ? 'urls' : 'enableWebSearch', capability: 'search' },
       });
     }
     assertLlmConfigured(this.deps.llmConfigured, 'extract');
     if (request.scrapeOptions) assertCapabilities(request.scrapeOptions, this.deps.capabilities, 'scrapeOptions.');
     if (request.webhook) assertWebhookTargetAllowed(request.webhook.url, { allowPrivate: this.deps.webhookAllowPrivate });
-    const { valid, invalid } = splitUrls(request.urls);
+    const { valid, invalid } = splitUrls(urls);
     if (invalid.length > 0 && !request.ignoreInvalidURLs) {
       throw new TrawlError('BAD_REQUEST', `Invalid URLs: ${invalid.slice(0, 5).join(', ')}${invalid.length > 5 ? ', ...' : ''}`, {
         details: { invalidURLs: invalid },
       });
     }
-    if (valid.length === 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to extract from', { details: { invalidURLs: invalid } });
+    // With web search the pages come from the search (a prompt-only extract has no URLs at all).
+    if (valid.length === 0 && !request.enableWebSearch && urls.length > 0) throw new TrawlError('BAD_REQUEST', 'No valid URLs to extract from', { details: { invalidURLs: invalid } });
     await this.deps.credits.ensureAvailable(team.id, 1);
     const id = randomUUID();
     const record = await this.deps.store.create({

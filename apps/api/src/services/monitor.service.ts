@@ -17,6 +17,8 @@ export interface MonitorServiceDeps {
   capabilities: ReadonlySet<Capability>;
   /** Webhooks may point at private addresses (`TRAWL_WEBHOOK_ALLOW_PRIVATE` or `TRAWL_ALLOW_PRIVATE_TARGETS`). */
   webhookAllowPrivate: boolean;
+  /** A search provider serves web search (`search` targets). Default false. */
+  webSearch?: boolean;
   /** Shortest time between two runs of a schedule, seconds (`TRAWL_MONITOR_MIN_INTERVAL_SEC`). */
   minIntervalSec: number;
   now?: () => number;
@@ -166,7 +168,10 @@ export class MonitorService {
 
   private assertTarget(target: MonitorTarget, path: string): void {
     if (target.type === 'search') {
-      throw unsupported(path, 'search', `Search targets (${path}) need a search engine, which is not available on this server yet`);
+      if (this.deps.webSearch !== true) {
+        throw unsupported(path, 'search', `Search targets (${path}) need web search, which is turned off on this server (TRAWL_SEARCH_PROVIDER=none)`);
+      }
+      return;
     }
     if (target.type === 'crawl' && target.crawlOptions.prompt !== undefined) {
       throw unsupported(`${path}.crawlOptions.prompt`, 'llm', `The option ${path}.crawlOptions.prompt needs the LLM layer, which is not available on this server yet`);
@@ -220,5 +225,6 @@ function withIds(targets: readonly MonitorTargetInput[], current: readonly Monit
 function sameSubject(a: MonitorTarget, b: MonitorTargetInput): boolean {
   if (a.type === 'scrape' && b.type === 'scrape') return a.urls.join('\n') === b.urls.join('\n');
   if (a.type === 'crawl' && b.type === 'crawl') return a.url === b.url;
+  if (a.type === 'search' && b.type === 'search') return a.queries.join('\n') === b.queries.join('\n');
   return false;
 }

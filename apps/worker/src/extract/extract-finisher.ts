@@ -73,17 +73,17 @@ export class ExtractFinisher {
       return;
     }
     if (batch.status === 'cancelled' || batch.status === 'failed') {
-      await this.fail(extract, `The scrape of the pages ${batch.status === 'cancelled' ? 'was cancelled' : `failed${batch.error ? `: ${batch.error}` : ''}`}`, batch.creditsUsed);
+      await this.fail(extract, `The scrape of the pages ${batch.status === 'cancelled' ? 'was cancelled' : `failed${batch.error ? `: ${batch.error}` : ''}`}`, batch.creditsUsed + (extract.searchCredits ?? 0));
       return;
     }
     const { pages, warnings } = await this.pages(extract, batch.id);
     if (pages.length === 0) {
-      await this.fail(extract, `Every page failed to scrape${warnings.length ? `: ${warnings.join('; ')}` : ''}`, batch.creditsUsed);
+      await this.fail(extract, `Every page failed to scrape${warnings.length ? `: ${warnings.join('; ')}` : ''}`, batch.creditsUsed + (extract.searchCredits ?? 0));
       return;
     }
     const llm = this.deps.llm;
     if (!llm) {
-      await this.fail(extract, 'No LLM is configured on the workers (TRAWL_LLM_BASE_URL)', batch.creditsUsed);
+      await this.fail(extract, 'No LLM is configured on the workers (TRAWL_LLM_BASE_URL)', batch.creditsUsed + (extract.searchCredits ?? 0));
       return;
     }
     let usage: LlmUsage = NO_USAGE;
@@ -108,7 +108,7 @@ export class ExtractFinisher {
       throw err;
     }
     if (answers.length === 0) {
-      await this.fail(extract, `The LLM gave no valid answer for any page: ${warnings.slice(-WARNED_PAGES).join('; ')}`, batch.creditsUsed);
+      await this.fail(extract, `The LLM gave no valid answer for any page: ${warnings.slice(-WARNED_PAGES).join('; ')}`, batch.creditsUsed + (extract.searchCredits ?? 0));
       return;
     }
     const merged = this.tasks.mergeExtractions(answers.map((a) => a.value), extract.request.schema);
@@ -123,7 +123,7 @@ export class ExtractFinisher {
     }
     const warning = [...extract.startWarnings, ...this.summarize(warnings)].join('; ');
     await endExtract(this.deps, extract, {
-      status: 'completed', data: merged.value, tokensUsed, creditsUsed: batch.creditsUsed + extractCredits,
+      status: 'completed', data: merged.value, tokensUsed, creditsUsed: batch.creditsUsed + (extract.searchCredits ?? 0) + extractCredits,
       ...(extract.request.showSources ? { sources: extractionSources(answers, merged.value) } : {}),
       ...(warning ? { warning } : {}),
     }, this.now());

@@ -5,6 +5,7 @@ import {
   type CrawlCoordinator, type CrawlStore, type ExtractJob, type ExtractRecord, type ExtractStore, type TeamStore, type WebhookSender,
 } from '@trawl/queue';
 import type { MapRunner } from '../crawl/map-runner.js';
+import { searchPages, type WebSearch } from '../search/search-pages.js';
 import { endExtract } from './end-extract.js';
 
 export interface ExtractStarterDeps {
@@ -17,8 +18,12 @@ export interface ExtractStarterDeps {
   logger: Logger;
   /** Most pages one extract reads (TRAWL_EXTRACT_MAX_PAGES). */
   maxPages: number;
-  /** Time budget of the map of one `/*` URL, ms. */
+  /** Time budget of the map of one `/*` URL, ms (also the budget of the web search). */
   mapTimeoutMs: number;
+  /** Web search of `enableWebSearch` and of extracts without urls; absent: such extracts fail. */
+  search?: WebSearch;
+  /** Search results added to the pages (`enableWebSearch`). Default 5. */
+  searchLimit?: number;
   shutdown: AbortSignal;
   now?: () => number;
 }
@@ -66,13 +71,13 @@ export class ExtractStarter {
     }
     const batchId = extractBatchId(extract.id);
     if (extract.batchId === undefined) {
-      const { pages, warnings } = await this.expand(extract);
+      const { pages, warnings, searchCredits } = await this.expand(extract);
       if (pages.length === 0) {
         await this.fail(extract, `No pages to extract from${warnings.length ? `: ${warnings.join('; ')}` : ''}`);
         return;
       }
-      await extracts.started(extract.id, batchId, pages, warnings);
-      extract = { ...extract, batchId, pages, startWarnings: warnings };
+      await extracts.started(extract.id, batchId, pages, warnings, searchCredits);
+      extract = { ...extract, batchId, pages, startWarnings: warnings, searchCredits };
       log.info({ pages: pages.length }, 'extract pages listed');
     }
     let batch = await crawls.get(batchId);
@@ -102,8 +107,11 @@ export class ExtractStarter {
     await coordinator.pump(batchId);
   }
 
-  /** The pages of an extract: its URLs in order, each `/*` one replaced by the pages its map found. */
-  private async expand(extract: ExtractRecord): Promise<{ pages: string[]; warnings: string[] }> {
+  /**
+   * The pages of an extract: its URLs in order, each `/*` one replaced by the pages its map found,
+   * then (`enableWebSearch`, or no URLs at all) the top results of a web search of the prompt.
+   */
+  private async expand(extract: ExtractRecord): Promise<{ pages: string[]; warnings: string[]; searchCredits: number }> {
     const pages = new Set<string>();
     const warnings: string[] = [];
     let capped = false;
@@ -131,8 +139,44 @@ export class ExtractStarter {
         add(seed.href);
       }
     }
+    let searchCredits = 0;
+    if (extract.request.enableWebSearch || extract.urls.length === 0) {
+      if (pages.size >= this.deps.maxPages) capped = true;
+      else {
+        const found = await this.webSearch(extract, warnings);
+        searchCredits = found.creditsUsed;
+        for (const url of found.urls) add(url);
+      }
+    }
     if (capped) warnings.push(`Only the first ${this.deps.maxPages} pages were read (TRAWL_EXTRACT_MAX_PAGES)`);
-    return { pages: [...pages], warnings };
+    return { pages: [...pages], warnings, searchCredits };
+  }
+
+  /**
+   * The web search of an extract: its prompt (else the hosts of its URLs). A failed search of an
+   * extract that has URLs only warns; without URLs it fails the extract (nothing to read).
+   */
+  private async webSearch(extract: ExtractRecord, warnings: string[]): Promise<{ urls: string[]; creditsUsed: number }> {
+    const hosts = [...new Set(extract.urls.map((u) => new URL(u.endsWith(EXTRACT_WILDCARD_SUFFIX) ? u.slice(0, -EXTRACT_WILDCARD_SUFFIX.length) : u).hostname))];
+    const query = extract.request.prompt ?? hosts.join(' ');
+    if (this.deps.search === undefined) {
+      if (extract.urls.length === 0) throw new TrawlError('UNSUPPORTED_OPTION', 'No search provider is configured on the workers (TRAWL_SEARCH_PROVIDER)');
+      warnings.push('Web search was skipped: no search provider is configured on the workers');
+      return { urls: [], creditsUsed: 0 };
+    }
+    try {
+      const found = await searchPages(this.deps.search, {
+        teamId: extract.teamId, query, limit: this.deps.searchLimit ?? 5, zeroDataRetention: extract.zeroDataRetention,
+        signal: AbortSignal.any([this.deps.shutdown, AbortSignal.timeout(this.deps.mapTimeoutMs)]), timeoutMs: this.deps.mapTimeoutMs,
+      });
+      if (found.warning !== undefined) warnings.push(`Web search: ${found.warning}`);
+      if (found.urls.length === 0) warnings.push('The web search found no pages');
+      return found;
+    } catch (err) {
+      if (this.deps.shutdown.aborted || extract.urls.length === 0) throw err;
+      warnings.push(`The web search failed (${TrawlError.from(err).message}); only the given URLs were read`);
+      return { urls: [], creditsUsed: 0 };
+    }
   }
 
   /** The pages of a site below the seed's path (other hosts only with `allowExternalLinks`). */

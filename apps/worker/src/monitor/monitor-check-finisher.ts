@@ -52,6 +52,8 @@ export class MonitorCheckFinisher {
     const failures: string[] = [];
     let credits = 0;
     for (const run of check.targetResults) {
+      credits += run.searchCredits ?? 0;
+      if (run.searchError !== undefined) failures.push(`target ${run.targetId}: search failed: ${run.searchError}`);
       const crawl = await this.deps.crawls.get(run.crawlId);
       if (!crawl) {
         failures.push(`target ${run.targetId}: no results (its ${run.type === 'crawl' ? 'crawl' : 'batch scrape'} expired or never started)`);

@@ -1,11 +1,12 @@
 import type { Job } from 'bullmq';
-import { TrawlError, monitorScrapeOptions, type MonitorTarget } from '@trawl/api-schema';
+import { TrawlError, defaultMonitorScrapeOptions, monitorScrapeOptions, type MonitorTarget, type ScrapeOptions } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import {
   EMPTY_SUMMARY, nameUuid,
   type CrawlCoordinator, type CrawlStore, type CreditLedger, type MonitorCheckRecord, type MonitorJob, type MonitorRecord,
   type MonitorScheduler, type MonitorStore, type MonitorTargetRun, type TeamStore,
 } from '@trawl/queue';
+import { searchPages, searchWindowTbs, type WebSearch } from '../search/search-pages.js';
 
 export interface MonitorCheckStarterDeps {
   monitors: MonitorStore;
@@ -19,8 +20,15 @@ export interface MonitorCheckStarterDeps {
   crawlRetentionSec: number;
   /** A check running longer than this no longer blocks the next one (it is failed), ms. */
   checkTimeoutMs: number;
+  /** Web search of `search` targets; absent: their checks fail. */
+  search?: WebSearch;
+  /** Time budget of one query of a `search` target, ms. Default 60000. */
+  searchTimeoutMs?: number;
   now?: () => number;
 }
+
+/** Results kept per query of a `search` target without `maxResults`. */
+const DEFAULT_SEARCH_TARGET_RESULTS = 10;
 
 /** A batch has no page limit beyond its URL count; the crawl store still wants one. */
 const BATCH_LIMIT = 1_000_000_000;
@@ -36,7 +44,8 @@ function scheduledFor(job: Job): number {
 /**
  * Starts one check of a monitor: skipped when the team has no credits or another check runs;
  * otherwise the check becomes the monitor's current one and each target starts a batch scrape
- * (`scrape` target) or a crawl (`crawl` target) with change tracking, linked to the check so that
+ * (`scrape` target; `search` target: of the pages its queries found) or a crawl (`crawl` target)
+ * with change tracking, linked to the check so that
  * its end is reported back. Every step can run again after a crash: the check id of a scheduled
  * run and the crawl ids derive from the job, and a crawl that exists is only pushed on.
  */
@@ -69,8 +78,7 @@ export class MonitorCheckStarter {
       await this.prune(monitor, null);
       return;
     }
-    const runs: MonitorTargetRun[] = monitor.config.targets.flatMap((t) =>
-      t.type === 'search' ? [] : [{ targetId: t.id, type: t.type, crawlId: nameUuid(`monitor-target:${checkId}:${t.id}`) }]);
+    const runs: MonitorTargetRun[] = monitor.config.targets.map((t) => ({ targetId: t.id, type: t.type, crawlId: nameUuid(`monitor-target:${checkId}:${t.id}`) }));
     const running: MonitorCheckRecord = { ...base, status: 'running', startedAt: now, updatedAt: now, targetResults: runs };
     const skipped: MonitorCheckRecord = { ...base, status: 'skipped_overlap', finishedAt: now, updatedAt: now };
     const outcome = await monitors.startCheck(running, skipped, now - this.deps.checkTimeoutMs);
@@ -85,10 +93,76 @@ export class MonitorCheckStarter {
     for (const run of check.targetResults) {
       const target = monitor.config.targets.find((t) => t.id === run.targetId);
       // A target removed by an update since the check started: it ends with nothing (its crawl is missing).
-      if (target === undefined || target.type === 'search') await scheduler.targetDone(monitor.teamId, { monitorId: monitor.id, checkId, targetId: run.targetId });
+      if (target === undefined || target.type !== run.type) await scheduler.targetDone(monitor.teamId, { monitorId: monitor.id, checkId, targetId: run.targetId });
+      else if (target.type === 'search') await this.startSearchTarget(monitor, check, run, target);
       else await this.startTarget(monitor, checkId, run, target);
     }
     log.info({ targets: check.targetResults.length }, 'monitor check started');
+  }
+
+  /**
+   * Runs the queries of a `search` target (once: a retry finds its batch), records what they found
+   * on the check, then starts the batch of the pages found like a `scrape` target. A query that
+   * fails is named in `searchError`; the pages of the others are still compared.
+   */
+  private async startSearchTarget(monitor: MonitorRecord, check: MonitorCheckRecord, run: MonitorTargetRun, target: Extract<MonitorTarget, { type: 'search' }>): Promise<void> {
+    const scrapeOptions = monitorScrapeOptions(defaultMonitorScrapeOptions(), monitor.id, target.id);
+    if (await this.deps.crawls.get(run.crawlId)) {
+      await this.startBatch(monitor, check.id, run, [], scrapeOptions);
+      return;
+    }
+    const urls: string[] = [];
+    const errors: string[] = [];
+    let credits = 0;
+    for (const query of target.queries) {
+      if (this.deps.search === undefined) {
+        errors.push('no search provider is configured on the workers (TRAWL_SEARCH_PROVIDER)');
+        break;
+      }
+      try {
+        const found = await searchPages(this.deps.search, {
+          teamId: monitor.teamId, query, limit: target.maxResults ?? DEFAULT_SEARCH_TARGET_RESULTS, zeroDataRetention: false,
+          signal: AbortSignal.timeout(this.deps.searchTimeoutMs ?? 60_000),
+          ...(this.deps.searchTimeoutMs !== undefined ? { timeoutMs: this.deps.searchTimeoutMs } : {}),
+          ...(target.searchWindow !== undefined ? { tbs: searchWindowTbs(target.searchWindow) } : {}),
+          ...(target.includeDomains !== undefined ? { includeDomains: target.includeDomains } : {}),
+          ...(target.excludeDomains !== undefined ? { excludeDomains: target.excludeDomains } : {}),
+        });
+        credits += found.creditsUsed;
+        for (const url of found.urls) if (!urls.includes(url)) urls.push(url);
+      } catch (err) {
+        errors.push(`query ${JSON.stringify(query.slice(0, 100))}: ${TrawlError.from(err).message}`);
+      }
+    }
+    const searched: MonitorTargetRun = {
+      ...run, resultCount: urls.length, searchCredits: credits, ...(errors.length > 0 ? { searchError: errors.join('; ') } : {}),
+    };
+    const now = this.now();
+    const updated = { ...check, targetResults: check.targetResults.map((r) => (r.targetId === run.targetId ? searched : r)), updatedAt: now };
+    // A check that ended meanwhile (timed out, failed as stale) is left as it is.
+    if (!(await this.deps.monitors.putCheck(updated, ['running']))) return;
+    check.targetResults = updated.targetResults;
+    await this.startBatch(monitor, check.id, run, urls, scrapeOptions);
+  }
+
+  /** Starts (or pushes on, after a crash) the batch scrape of fixed URLs of one target. */
+  private async startBatch(monitor: MonitorRecord, checkId: string, run: MonitorTargetRun, urls: readonly string[], scrapeOptions: ScrapeOptions): Promise<void> {
+    const { crawls, coordinator } = this.deps;
+    const team = await this.deps.teams.get(monitor.teamId);
+    const record = (await crawls.get(run.crawlId)) ?? await crawls.create({
+      id: run.crawlId, teamId: monitor.teamId, kickoffDone: false, zeroDataRetention: false,
+      retentionSec: this.deps.crawlRetentionSec, createdAt: this.now(), monitor: { monitorId: monitor.id, checkId, targetId: run.targetId },
+      kind: 'batch', url: '', request: { scrapeOptions, origin: 'monitor' }, limit: BATCH_LIMIT, maxConcurrency: Math.max(1, team?.concurrency ?? 1), delayMs: 0,
+    });
+    if (!record.kickoffDone) {
+      // Keys by position: a retry adds nothing twice.
+      await crawls.enqueue(run.crawlId, urls.map((url, i) => ({ key: `u${i}`, url, depth: 0 })));
+      if (await crawls.kickoffDone(run.crawlId)) {
+        await coordinator.ended(run.crawlId);
+        return;
+      }
+    }
+    await coordinator.pump(run.crawlId);
   }
 
   /** Starts (or pushes on, after a crash) the batch or crawl of one target. */
@@ -96,6 +170,10 @@ export class MonitorCheckStarter {
     const { crawls, coordinator } = this.deps;
     const link = { monitorId: monitor.id, checkId, targetId: target.id };
     const scrapeOptions = monitorScrapeOptions(target.scrapeOptions, monitor.id, target.id);
+    if (target.type === 'scrape') {
+      await this.startBatch(monitor, checkId, run, target.urls, scrapeOptions);
+      return;
+    }
     const team = await this.deps.teams.get(monitor.teamId);
     const teamConcurrency = Math.max(1, team?.concurrency ?? 1);
     const common = {
@@ -103,21 +181,6 @@ export class MonitorCheckStarter {
       retentionSec: this.deps.crawlRetentionSec, createdAt: this.now(), monitor: link,
     };
     let record = await crawls.get(run.crawlId);
-    if (target.type === 'scrape') {
-      record ??= await crawls.create({
-        ...common, kind: 'batch', url: '', request: { scrapeOptions, origin: 'monitor' }, limit: BATCH_LIMIT, maxConcurrency: teamConcurrency, delayMs: 0,
-      });
-      if (!record.kickoffDone) {
-        // Keys by position: a retry adds nothing twice.
-        await crawls.enqueue(run.crawlId, target.urls.map((url, i) => ({ key: `u${i}`, url, depth: 0 })));
-        if (await crawls.kickoffDone(run.crawlId)) {
-          await coordinator.ended(run.crawlId);
-          return;
-        }
-      }
-      await coordinator.pump(run.crawlId);
-      return;
-    }
     const options = target.crawlOptions;
     record ??= await crawls.create({
       ...common, kind: 'crawl', url: target.url,
