@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TrawlError, type SearchData, type SearchRequest } from '@trawl/api-schema';
 import type { CrawlQueueJob, CreditLedger, JobCancellations, QueueSet, ResultStore, ResultWaiter, Team } from '@trawl/queue';
+import { callCrawlQueue } from './crawl-queue-call.js';
 
 export interface SearchServiceDeps {
   queues: QueueSet;
@@ -42,25 +43,11 @@ export class SearchService {
     // The smallest search costs one block of results (2 credits).
     await this.deps.credits.ensureAvailable(team.id, 2);
     const jobId = randomUUID();
-    const job: CrawlQueueJob = {
+    const job: Extract<CrawlQueueJob, { kind: 'search' }> = {
       v: 1, kind: 'search', jobId, teamId: team.id, request, deadline: this.now() + request.timeout, zeroDataRetention: request.zeroDataRetention,
     };
-    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
-    // Beside maps: behind crawl seeding and pumps.
-    await this.deps.queues.get('crawl').add('search', job, { jobId, priority: 5 });
-    const cancel = () => void this.deps.cancellations.cancel(jobId).catch(() => undefined);
-    opts.clientGone?.addEventListener('abort', cancel, { once: true });
-    let result: Awaited<typeof outcome>;
-    try {
-      result = await outcome;
-    } finally {
-      opts.clientGone?.removeEventListener('abort', cancel);
-    }
-    if (!result) {
-      await this.deps.cancellations.cancel(jobId);
-      throw new TrawlError('SEARCH_TIMEOUT', `The search timed out after ${request.timeout} ms`, { details: { timeoutMs: request.timeout } });
-    }
-    await this.deps.results.delete(jobId);
+    const result = await callCrawlQueue(this.deps, job, { waitMs: request.timeout + this.deps.graceMs, clientGone: opts.clientGone });
+    if (!result) throw new TrawlError('SEARCH_TIMEOUT', `The search timed out after ${request.timeout} ms`, { details: { timeoutMs: request.timeout } });
     if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
     const doc = result.outcome.document as { data?: SearchData; creditsUsed?: number; warning?: string };
     return {
