@@ -19,6 +19,17 @@ const IGNORED_JSON_FORMAT_KEYS = ['checkPromptInjection'] as const;
 const IGNORED_MAP_KEYS = ['useIndex', 'ignoreCache'] as const;
 /** Search keys accepted and ignored (4.x SDK options). */
 const IGNORED_SEARCH_KEYS = ['highlights', 'domainTools', 'toolDetail'] as const;
+/**
+ * Search sources only the hosted service has (the official MCP server asks for `alexandria` by
+ * default): dropped from `sources` (web stays when nothing else is left) and named in the warning.
+ */
+export const HOSTED_ONLY_SEARCH_SOURCES: ReadonlySet<string> = new Set(['alexandria', 'exchange']);
+
+/** The type of a `sources` entry (`"web"` or `{type: "web"}`), or undefined. */
+export function searchSourceTypeOf(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  return isRecord(entry) && typeof entry.type === 'string' ? entry.type : undefined;
+}
 
 /** Where the scrape options sit in each body kind. */
 const SCRAPE_OPTION_PATHS = {
@@ -95,7 +106,15 @@ export function ignoredOptionsOf(kind: IgnorableBodyKind, body: unknown): string
     if (isRecord(options)) out.push(...ignoredScrapeOptions(options, path === '' ? '' : `${path}.`));
   }
   if (kind === 'map') out.push(...present(body, IGNORED_MAP_KEYS, ''));
-  if (kind === 'search') out.push(...present(body, IGNORED_SEARCH_KEYS, ''));
+  if (kind === 'search') {
+    out.push(...present(body, IGNORED_SEARCH_KEYS, ''));
+    if (Array.isArray(body.sources)) {
+      body.sources.forEach((entry, i) => {
+        const type = searchSourceTypeOf(entry);
+        if (type !== undefined && HOSTED_ONLY_SEARCH_SOURCES.has(type)) out.push(`sources[${i}] (${type})`);
+      });
+    }
+  }
   return out;
 }
 

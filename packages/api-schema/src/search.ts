@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { formatListSchema } from './formats.js';
 import { checkScrapeOptions, finalizeScrapeOptions, scrapeOptionsObjectSchema, threatProtectionSchema } from './scrape-options.js';
 import { clientTagFields } from './scrape-request.js';
+import { HOSTED_ONLY_SEARCH_SOURCES, searchSourceTypeOf } from './ignored-options.js';
 
 /** Most results per source of one search. */
 export const MAX_SEARCH_LIMIT = 100;
@@ -55,6 +56,13 @@ export const searchScrapeOptionsSchema = scrapeOptionsObjectSchema
   .superRefine(checkScrapeOptions)
   .transform(finalizeScrapeOptions);
 
+/** `sources` without the hosted-only ones (named in the warning); `["web"]` when only those were asked. */
+function withoutHostedOnlySources(sources: unknown): unknown {
+  if (!Array.isArray(sources)) return sources;
+  const kept = sources.filter((entry) => !HOSTED_ONLY_SEARCH_SOURCES.has(searchSourceTypeOf(entry) ?? ''));
+  return kept.length === 0 && sources.length > 0 ? ['web'] : kept;
+}
+
 /** `POST /v2/search` body. */
 export const searchRequestSchema = z
   .strictObject({
@@ -62,7 +70,10 @@ export const searchRequestSchema = z
     /** Results per source, 1..100. Default 10. */
     limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10),
     /** Result lists; default `["web"]`. */
-    sources: z.array(searchSourceSchema).min(1).max(3).default(() => ['web' as const]),
+    sources: z.preprocess(
+      withoutHostedOnlySources,
+      z.array(searchSourceSchema).min(1).max(3).default(() => ['web' as const]),
+    ),
     categories: z.array(searchCategorySchema).max(3).optional(),
     /** Hostnames whose results are kept (mutually exclusive with `excludeDomains`). */
     includeDomains: z.array(domainSchema).max(100).optional(),
