@@ -11,9 +11,8 @@ jest.setTimeout(90_000);
  * The official Firecrawl MCP server (npm `firecrawl-mcp`, unmodified, pinned in the root package.json)
  * pointed at the cluster with `FIRECRAWL_API_URL`/`FIRECRAWL_API_KEY`, spoken to over stdio with the
  * official MCP client: its search tool against the production SearXNG provider (a local fake) and
- * its scrape tool against a local site. Searches pass `sources: ['web']`: with `sources` unset, 3.26.0
- * sends `sources: ['web', 'alexandria']` (hosted tool discovery), which the search schema refuses (400);
- * the server falls back to `['web']` only on a 403 naming Exchange/Alexandria as not enabled.
+ * its scrape tool against a local site. With `sources` unset (what a model usually sends), 3.26.0 asks
+ * for `['web', 'alexandria']` (hosted tool discovery): the hosted-only source is dropped with a warning.
  */
 const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const MCP_SERVER = join(ROOT, 'node_modules', 'firecrawl-mcp', 'dist', 'index.js');
@@ -83,7 +82,8 @@ describe('official Firecrawl MCP server (firecrawl-mcp)', () => {
   });
 
   it('firecrawl_search returns the provider results', async () => {
-    const res = json<SearchAnswer>(await call('firecrawl_search', { query: 'trawl', limit: 3, sources: ['web'] }));
+    // No `sources`: the server then asks for the hosted-only `alexandria` too.
+    const res = json<SearchAnswer>(await call('firecrawl_search', { query: 'trawl', limit: 3 }));
     expect(res.success).toBe(true);
     expect(res.data.web).toEqual([
       expect.objectContaining({ url: 'https://example.com/mcp/1', title: 'MCP result 1', description: 'About MCP result 1', position: 1 }),
