@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnLoopback } from './listen.js';
+import { waitOrGone } from './wait-or-gone.js';
 
 /** One request the fake received, in arrival order. */
 export interface FakeBraveRequest {
@@ -121,21 +122,6 @@ export async function startFakeBrave(opts: FakeBraveOptions = {}): Promise<FakeB
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** Resolves true when the client went away before `ms` passed, false after `ms`. */
-export function waitOrGone(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(false);
-    }, ms);
-    const onClose = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    res.once('close', onClose);
-  });
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnLoopback } from './listen.js';
+import { waitOrGone } from './wait-or-gone.js';
 
 /** One `POST /v1/chat/completions` the fake received, in arrival order. */
 export interface FakeChatRequest {
@@ -159,21 +160,6 @@ function contentText(content: unknown): string {
     return content.map((p: unknown) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
   }
   return '';
-}
-
-/** Resolves true when the client went away before `ms` passed, false after `ms`. */
-function waitOrGone(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(false);
-    }, ms);
-    const onClose = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    res.once('close', onClose);
-  });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { waitOrGone } from './fake-brave.js';
+import { waitOrGone } from './wait-or-gone.js';
 import { listenOnLoopback } from './listen.js';
 
 /** One `POST /html/` the fake received: its form fields. */

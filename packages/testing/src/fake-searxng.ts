@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOnLoopback } from './listen.js';
+import { waitOrGone } from './wait-or-gone.js';
 
 /** One result as SearXNG's JSON format gives it (`GET /search?format=json`), the fields Trawl reads. */
 export interface SearxngResult {
@@ -143,21 +144,6 @@ function defaultResults(request: FakeSearxngRequest): SearxngResult[] {
       return { ...base, category: 'images', img_src: `https://images.example.com/${n}.jpg`, thumbnail_src: `https://images.example.com/${n}.thumb.jpg`, resolution: `${800 + n}x${600 + n}` };
     }
     return base;
-  });
-}
-
-/** Resolves true when the client went away before `ms` passed, false after `ms`. */
-function waitOrGone(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(false);
-    }, ms);
-    const onClose = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    res.once('close', onClose);
   });
 }
 
