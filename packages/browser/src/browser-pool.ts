@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { TrawlError } from '@trawl/api-schema';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
@@ -173,10 +174,16 @@ export class BrowserPool {
       flavor, pid: undefined, active: 0, served: 0, retiring: false, crashed: false, closing: false,
       browser: Promise.resolve(undefined as unknown as Browser),
     };
+    // Tags the browser process so its pid is found by this switch (Chromium ignores unknown ones), not
+    // as "a Chromium child that was not there before": that picked another pool's browser when two
+    // pools (or one left over by an earlier test) shared the process, and the memory watch then
+    // watched the wrong renderers.
+    const launchTag = `--trawl-launch=${randomUUID()}`;
     entry.browser = launcher
       .launch({
         executablePath: this.executablePath,
         args: [
+          launchTag,
           ...CHROMIUM_ARGS,
           // The JavaScript heap of a page stops at the page limit (the renderer then dies of OOM).
           `--js-flags=--max-old-space-size=${Math.max(16, Math.floor(this.pageMaxRssBytes / 1024 ** 2))}`,
@@ -192,8 +199,7 @@ export class BrowserPool {
         handleSIGHUP: false,
       })
       .then(async (browser: Browser) => {
-        const known = new Set([...this.entries].map((e) => e.pid));
-        entry.pid = (await childBrowserPids()).find((pid) => !known.has(pid));
+        entry.pid = await taggedBrowserPid(launchTag);
         this.counters.launches += 1;
         this.options.onEvent?.({ type: 'launched', flavor, pid: entry.pid, ms: Date.now() - started });
         browser.on('disconnected', () => {
@@ -296,6 +302,15 @@ export async function childBrowserPids(): Promise<number[]> {
     if (proc.ppid === process.pid && /chrom/i.test(proc.name)) out.push(proc.pid);
   }
   return out;
+}
+
+/** The pid of the Chromium child of this process launched with `tag` among its switches, if any. */
+async function taggedBrowserPid(tag: string): Promise<number | undefined> {
+  for (const pid of await childBrowserPids()) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0').includes(tag)) return pid;
+  }
+  return undefined;
 }
 
 interface ProcEntry { pid: number; ppid: number; name: string; rssBytes: number }
