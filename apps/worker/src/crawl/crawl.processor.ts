@@ -3,7 +3,7 @@ import { TrawlError, findFormat, redactUrl, mapRequestSchema, searchRequestSchem
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  parseJob, type CancellationWatcher, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger,
+  parseJob, type CancellationWatcher, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger, type JobOutcome,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
@@ -137,64 +137,39 @@ export class CrawlProcessor {
 
   /** Runs a map and stores its outcome for the waiting gateway. */
   private async map(job: Extract<CrawlQueueJob, { kind: 'map' }>): Promise<void> {
-    if (await this.deps.results.get(job.jobId)) return;
     const request = mapRequestSchema.safeParse(job.request);
     if (!request.success) throw new UnrecoverableError(`invalid map request in job: ${request.error.message}`);
-    const finishedAt = () => new Date().toISOString();
-    const cancel = await this.deps.cancellations.watch([job.jobId]);
-    try {
-      // Picked up past its deadline (its caller has had its 408), cancelled, or of a disabled team: not started.
-      if (cancel.signal.aborted) throw cancel.signal.reason;
-      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('MAP_TIMEOUT', 'The map operation timed out before it could start (the workers are busy)');
-      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this map started');
-      const { links, timedOut } = await this.deps.mapRunner.runReport(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown, cancel: cancel.signal });
+    await this.answer(job, {
+      what: 'map', zeroDataRetention: false,
+      late: () => new TrawlError('MAP_TIMEOUT', 'The map operation timed out before it could start (the workers are busy)'),
+    }, async (cancel) => {
+      const { links, timedOut } = await this.deps.mapRunner.runReport(request.data, { deadline: job.deadline, shutdown: this.deps.shutdown, cancel });
       await this.deps.credits.charge(job.teamId, 1);
       // Cut short by its timeout with something found: answered with what it found, and said so.
       const warning = timedOut ? `The map operation timed out; these are the ${links.length} URLs found in time (raise timeout for more).` : undefined;
-      await this.deps.results.put({
-        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: { links, ...(warning ? { warning } : {}) } },
-      }, { zeroDataRetention: false });
-    } catch (err) {
-      if (this.deps.shutdown.aborted) throw err;
-      const te = TrawlError.from(err);
-      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, { zeroDataRetention: false });
-    } finally {
-      cancel.dispose();
-    }
+      return { links, ...(warning ? { warning } : {}) };
+    });
   }
 
   /** Runs a search (the runner charges it) and stores its answer for the waiting gateway. */
   private async search(job: Extract<CrawlQueueJob, { kind: 'search' }>): Promise<void> {
-    if (await this.deps.results.get(job.jobId)) return;
     const request = searchRequestSchema.safeParse(job.request);
     if (!request.success) throw new UnrecoverableError(`invalid search request in job: ${request.error.message}`);
-    const finishedAt = () => new Date().toISOString();
-    const store = { zeroDataRetention: job.zeroDataRetention };
-    const cancel = await this.deps.cancellations.watch([job.jobId]);
-    try {
-      if (cancel.signal.aborted) throw cancel.signal.reason;
-      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('SEARCH_TIMEOUT', 'The search timed out before it could start (the workers are busy)');
-      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this search started');
-      if (!this.deps.searchRunner) throw new TrawlError('UNSUPPORTED_OPTION', 'Search is not served by this worker', { details: { option: 'search' } });
+    await this.answer(job, {
+      what: 'search', zeroDataRetention: job.zeroDataRetention,
+      late: () => new TrawlError('SEARCH_TIMEOUT', 'The search timed out before it could start (the workers are busy)'),
+    }, async (cancel) => {
+      const runner = this.deps.searchRunner;
+      if (!runner) throw new TrawlError('UNSUPPORTED_OPTION', 'Search is not served by this worker', { details: { option: 'search' } });
       // The job's deadline is the request's timeout counted from submission: what is left is the runner's.
       const remaining = Math.max(1_000, job.deadline - (this.deps.now ?? Date.now)());
-      const result = await this.deps.searchRunner.run({
+      const result = await runner.run({
         teamId: job.teamId, request: { ...request.data, timeout: Math.min(request.data.timeout, remaining) },
-        signal: AbortSignal.any([this.deps.shutdown, cancel.signal]), zeroDataRetention: job.zeroDataRetention,
+        signal: AbortSignal.any([this.deps.shutdown, cancel]), zeroDataRetention: job.zeroDataRetention,
       });
-      await this.deps.results.put({
-        jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(),
-        outcome: { ok: true, document: { data: result.data, creditsUsed: result.creditsUsed, ...(result.warning ? { warning: result.warning } : {}) } },
-      }, store);
-    } catch (err) {
-      if (this.deps.shutdown.aborted) throw err;
-      const te = TrawlError.from(err);
-      // A provider that failed is tried again with backoff (SEARCH_PROVIDER_ERROR is retryable) only
-      // while the caller still waits; the answer is the error otherwise.
-      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, store);
-    } finally {
-      cancel.dispose();
-    }
+      // A provider error is the answer at once (the caller is waiting); it is not retried here.
+      return { data: result.data, creditsUsed: result.creditsUsed, ...(result.warning ? { warning: result.warning } : {}) };
+    });
   }
 
   /**
@@ -202,22 +177,40 @@ export class CrawlProcessor {
    * billed here: the crawl it precedes is.
    */
   private async crawlParams(job: Extract<CrawlQueueJob, { kind: 'crawl-params' }>): Promise<void> {
+    await this.answer(job, {
+      what: 'crawl prompt', zeroDataRetention: job.zeroDataRetention,
+      late: () => new TrawlError('LLM_ERROR', 'The crawl prompt could not start before its deadline (the workers are busy)'),
+    }, async (cancel) => {
+      const { result, usage } = await this.deps.paramsRunner.run(job, { shutdown: this.deps.shutdown, cancel });
+      const tokens = usage.promptTokens + usage.completionTokens;
+      if (tokens > 0) await this.deps.tokens.record(job.teamId, tokens);
+      return result;
+    });
+  }
+
+  /**
+   * The envelope of a job a gateway caller waits for (map, search, crawl-params): answered once (a
+   * redelivered job whose answer is stored does nothing); not started when cancelled, past its
+   * deadline (its caller has had its timeout: `late`) or of a disabled team; the work's document or
+   * its error is stored for the waiting gateway. Only a shutdown leaves it unanswered, to run again.
+   */
+  private async answer(
+    job: { jobId: string; teamId: string; deadline: number },
+    opts: { what: string; zeroDataRetention: boolean; late: () => TrawlError },
+    work: (cancel: AbortSignal) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
     if (await this.deps.results.get(job.jobId)) return;
-    const finishedAt = () => new Date().toISOString();
-    const store = { zeroDataRetention: job.zeroDataRetention };
+    const store = { zeroDataRetention: opts.zeroDataRetention };
+    const put = (outcome: JobOutcome<Record<string, unknown>>) => this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: new Date().toISOString(), outcome }, store);
     const cancel = await this.deps.cancellations.watch([job.jobId]);
     try {
       if (cancel.signal.aborted) throw cancel.signal.reason;
-      if ((this.deps.now ?? Date.now)() >= job.deadline) throw new TrawlError('LLM_ERROR', 'The crawl prompt could not start before its deadline (the workers are busy)');
-      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this crawl prompt was processed');
-      const { result, usage } = await this.deps.paramsRunner.run(job, { shutdown: this.deps.shutdown, cancel: cancel.signal });
-      const tokens = usage.promptTokens + usage.completionTokens;
-      if (tokens > 0) await this.deps.tokens.record(job.teamId, tokens);
-      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: true, document: result } }, store);
+      if ((this.deps.now ?? Date.now)() >= job.deadline) throw opts.late();
+      if (await this.deps.teams.isDisabled(job.teamId)) throw new TrawlError('TEAM_DISABLED', `The team was disabled before this ${opts.what} started`);
+      await put({ ok: true, document: await work(cancel.signal) });
     } catch (err) {
       if (this.deps.shutdown.aborted) throw err;
-      const te = TrawlError.from(err);
-      await this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: finishedAt(), outcome: { ok: false, error: te.toData() } }, store);
+      await put({ ok: false, error: TrawlError.from(err).toData() });
     } finally {
       cancel.dispose();
     }
