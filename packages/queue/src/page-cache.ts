@@ -202,7 +202,8 @@ export class PageCache {
 
   /** Bytes stored, summed over the buckets (for metrics and tests). */
   async storedBytes(): Promise<number> {
-    const values = await this.redis.mget(...Array.from({ length: BUCKETS }, (_, i) => this.bucketKeys(i).bytes));
+    // One GET per bucket, sent together: each bucket is its own slot on Redis Cluster (no MGET across slots).
+    const values = await Promise.all(Array.from({ length: BUCKETS }, (_, i) => this.redis.get(this.bucketKeys(i).bytes)));
     return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
   }
 

@@ -41,9 +41,12 @@ export class ResultStore {
   /** Stores the outcome and announces it. A zero-data-retention result is kept only briefly. */
   async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean }): Promise<void> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
-    const multi = this.redis.multi().set(this.keys.result(result.jobId), JSON.stringify(result), 'EX', ttl);
-    if (result.outcome.ok) multi.set(this.keys.lastSuccess(result.teamId), result.finishedAt);
-    await multi.exec();
+    // The result and the team's last success hash to different slots on Redis Cluster: sent
+    // together, not in a MULTI (a CROSSSLOT error there).
+    await Promise.all([
+      this.redis.set(this.keys.result(result.jobId), JSON.stringify(result), 'EX', ttl),
+      ...(result.outcome.ok ? [this.redis.set(this.keys.lastSuccess(result.teamId), result.finishedAt)] : []),
+    ]);
     await this.redis.publish(this.keys.resultsChannel(), result.jobId);
   }
 

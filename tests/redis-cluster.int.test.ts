@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { once } from 'node:events';
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { ClusterStats, JobCancellations, RedisKeys, isRedisCluster } from '@trawl/queue';
+import { FixtureSite, GeneratedSite, RedisClusterFixture, waitFor } from '@trawl/testing';
+import { TestCluster } from './helpers/cluster.js';
+import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
+import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
+
+/**
+ * The whole system on a real 3-master Redis Cluster (`REDIS_URL=redis+cluster://...`): the API in
+ * this process, two worker processes. Scrape (and a cache hit), team admission, cancellation marks
+ * across slots, the cluster gauges, and a crawl (followed on its WebSocket stream: crawl events over
+ * pub/sub) during which a worker is SIGKILLed: every page once.
+ */
+const PAGES = 120;
+/** The key layout of the API and workers (default TRAWL_REDIS_PREFIX). */
+const DEPLOYMENT_KEYS = new RedisKeys('trawl');
+
+let redisCluster: RedisClusterFixture;
+let cluster: TestCluster;
+let site: GeneratedSite;
+let origin: FixtureSite;
+const workers: WorkerProcess[] = [];
+/** Every worker process started (the killed one too), for CLUSTER_DEBUG. */
+const everyWorker: WorkerProcess[] = [];
+const gate = new EventEmitter();
+let held = true;
+
+beforeAll(async () => {
+  [redisCluster, site, origin] = await Promise.all([
+    RedisClusterFixture.start({ masters: 3 }),
+    GeneratedSite.start({ pages: PAGES, branching: 6, latencyMs: 10, robots: false, sitemap: 'none' }),
+    new FixtureSite()
+      .page('/hello', '<html><head><title>Hello</title></head><body><main><h1>Hello cluster</h1><p>Served for a scrape on Redis Cluster.</p></main></body></html>')
+      .route('/held', async (_req, res) => {
+        gate.emit('arrived');
+        if (held) await once(gate, 'release');
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><head><title>Held</title></head><body><main><h1>Held</h1><p>Answered once released.</p></main></body></html>');
+      })
+      .start(),
+  ]);
+  cluster = await TestCluster.start({
+    TRAWL_JOB_LOCK_MS: '2000',
+    TRAWL_CRAWL_WATCH_INTERVAL_MS: '500',
+    TRAWL_CRAWL_STALE_AFTER_MS: '3000',
+    TRAWL_CRAWL_HOST_RATE_PER_SEC: '1000',
+    TRAWL_WORKER_CONCURRENCY: '4',
+  }, { worker: false, redisUrl: redisCluster.url });
+  workers.push(...(await Promise.all([spawnWorker(), spawnWorker()])));
+}, 60_000);
+
+async function spawnWorker(): Promise<WorkerProcess> {
+  const w = await spawnWorkerProcess(cluster.env);
+  everyWorker.push(w);
+  return w;
+}
+
+afterAll(async () => {
+  if (process.env.CLUSTER_DEBUG) {
+    for (const w of everyWorker) {
+      for (const line of w.output().split('\n')) if (/"level":(?:[4-9]\d)|CROSSSLOT|MOVED|Error/.test(line)) process.stderr.write(`worker: ${line.slice(0, 400)}\n`);
+    }
+  }
+  held = false;
+  gate.emit('release');
+  for (const w of workers) await kill(w.child, 'SIGKILL');
+  await cluster?.stop();
+  await site?.close();
+  await origin?.stop();
+  await redisCluster?.stop();
+}, 30_000);
+
+describe('on a 3-master Redis Cluster', () => {
+  it('the API talks to a Cluster client; a scrape answers, and its repeat is a cache hit', async () => {
+    expect(isRedisCluster(cluster.redis)).toBe(true);
+    const first = await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/hello'), formats: ['markdown'] } });
+    expect(first.status).toBe(200);
+    expect(first.body.data.markdown).toContain('Hello cluster');
+    const again = await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/hello'), formats: ['markdown'] } });
+    expect(again.status).toBe(200);
+    expect(again.body.data.metadata.cacheState).toBe('hit');
+    expect(origin.hits.get('/hello')).toBe(1);
+  });
+
+  it('admission: a team limited to 1 runs one job at a time; the second waits and says so', async () => {
+    const t = await cluster.team({ concurrency: 1 });
+    origin.resetCounters();
+    const arrived = once(gate, 'arrived');
+    const first = cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: origin.url('/held'), maxAge: 0, timeout: 60_000 } });
+    await arrived;
+    const second = cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: origin.url('/held'), maxAge: 0, timeout: 60_000 } });
+    // The second is in the team's backlog (admission state of one slot), not at the target.
+    await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).body.concurrency === 1
+      && (await cluster.redis.zcard(DEPLOYMENT_KEYS.admBacklog(t.id))) === 1, { what: 'the second scrape to wait in the backlog' });
+    held = false;
+    gate.emit('release');
+    const results = await Promise.all([first, second]);
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(origin.maxInFlight).toBe(1);
+    expect(results.map((r) => r.body.data.metadata.concurrencyLimited === true)).toEqual([false, true]);
+    await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).body.concurrency === 0, { what: 'the slot back' });
+  });
+
+  it('cancellation marks in different slots are all read (no CROSSSLOT); the gauges read every primary', async () => {
+    const keys = new RedisKeys(`cl${randomUUID().slice(0, 8)}`);
+    const cancellations = new JobCancellations(cluster.redis, keys, { markTtlSec: 60 });
+    // Ids whose marks hash to different slots (and, with 3 masters, most likely nodes).
+    const [job, crawl] = [randomUUID(), randomUUID()];
+    expect(await cancellations.anyCancelled([job, crawl])).toBe(false);
+    await cancellations.cancel(crawl);
+    expect(await cancellations.anyCancelled([job, crawl])).toBe(true);
+    expect(await cancellations.anyCancelled([job])).toBe(false);
+
+    const stats = await new ClusterStats(cluster.redis, DEPLOYMENT_KEYS).snapshot();
+    expect(stats.slots).toEqual({ active: 0, backlogged: 0 });
+    expect(stats.redis.queue?.usedBytes).toBeGreaterThan(0);
+  });
+
+  it('a crawl during which a worker is SIGKILLed: every page exactly once, slots back to 0', async () => {
+    const team = await cluster.team({ concurrency: 6, ratePerMinute: 100_000 });
+    const expected = site.reachable();
+    const start = await cluster.call('POST', '/v2/crawl', {
+      key: team.key, body: { url: site.url('/'), limit: expected.length * 2, sitemap: 'skip', scrapeOptions: { formats: ['markdown'], maxAge: 0 } },
+    });
+    expect(start.status).toBe(200);
+    const id = start.body.id as string;
+    // The status stream rides on the crawl-events pub/sub channel (subscribed through the Cluster client).
+    const stream = watchCrawl(cluster, id, { key: team.key, timeoutMs: 120_000 });
+    const status = async () => (await cluster.call('GET', `/v2/crawl/${id}?limit=1`, { key: team.key })).body as { status: string; completed: number };
+    const mid = await waitFor(async () => {
+      const s = await status();
+      return s.completed >= 30 || s.status !== 'scraping' ? s : undefined;
+    }, { what: 'the crawl to reach 30 pages', timeoutMs: 60_000 });
+    expect(mid.status).toBe('scraping');
+    await kill(workers.shift()!.child, 'SIGKILL');
+    workers.push(await spawnWorker());
+
+    const final = await waitFor(async () => {
+      const s = await status();
+      return s.status !== 'scraping' ? s : undefined;
+    }, { what: 'the crawl to end', timeoutMs: 90_000 });
+    expect(final.status).toBe('completed');
+    expect((await stream).final?.status).toBe('completed');
+    const { status: body, docs } = await allDocuments(cluster, id, 'crawl', team.key);
+    const paths = docs.map(pathOf);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect([...paths].sort()).toEqual([...expected].sort());
+    expect(body).toMatchObject({ total: expected.length, completed: expected.length, creditsUsed: expected.length });
+    await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check', { key: team.key })).body.concurrency === 0, { what: 'the crawl team\'s slots back', timeoutMs: 20_000 });
+  }, 150_000);
+});
