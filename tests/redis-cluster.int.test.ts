@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { ClusterStats, JobCancellations, RedisKeys, isRedisCluster } from '@trawl/queue';
+import { ClusterStats, JobCancellations, RedisKeys, isRedisCluster, redisPrimaries } from '@trawl/queue';
 import { FixtureSite, GeneratedSite, RedisClusterFixture, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
@@ -14,7 +14,7 @@ import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-p
  * across slots, the cluster gauges, and a crawl (followed on its WebSocket stream: crawl events over
  * pub/sub) during which a worker is SIGKILLed: every page once.
  */
-const PAGES = 120;
+const PAGES = 80;
 /** The key layout of the API and workers (default TRAWL_REDIS_PREFIX). */
 const DEPLOYMENT_KEYS = new RedisKeys('trawl');
 
@@ -59,6 +59,17 @@ async function spawnWorker(): Promise<WorkerProcess> {
 }
 
 afterAll(async () => {
+  if (process.env.CLUSTER_DEBUG && cluster) {
+    // How the work spread over the primaries (the BullMQ queues share one hash tag: one node).
+    for (const node of redisPrimaries(cluster.redis)) {
+      const stats = await node.info('commandstats');
+      const calls = [...stats.matchAll(/calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+      const cpu = await node.info('cpu');
+      const bull = (await node.call('CLUSTER', 'KEYSLOT', '{trawl}:bull:scrape:wait')) as number;
+      const own = ((await node.call('CLUSTER', 'COUNTKEYSINSLOT', String(bull))) as number) > 0;
+      process.stderr.write(`primary ${node.options.port}: ${calls} calls${own ? ' (BullMQ slot)' : ''}; ${/used_cpu_user:([\d.]+)/.exec(cpu)?.[1]} s user cpu\n`);
+    }
+  }
   if (process.env.CLUSTER_DEBUG) {
     for (const w of everyWorker) {
       for (const line of w.output().split('\n')) if (/"level":(?:[4-9]\d)|CROSSSLOT|MOVED|Error/.test(line)) process.stderr.write(`worker: ${line.slice(0, 400)}\n`);
@@ -132,8 +143,8 @@ describe('on a 3-master Redis Cluster', () => {
     const status = async () => (await cluster.call('GET', `/v2/crawl/${id}?limit=1`, { key: team.key })).body as { status: string; completed: number };
     const mid = await waitFor(async () => {
       const s = await status();
-      return s.completed >= 30 || s.status !== 'scraping' ? s : undefined;
-    }, { what: 'the crawl to reach 30 pages', timeoutMs: 60_000 });
+      return s.completed >= 20 || s.status !== 'scraping' ? s : undefined;
+    }, { what: 'the crawl to reach 20 pages', timeoutMs: 60_000 });
     expect(mid.status).toBe('scraping');
     await kill(workers.shift()!.child, 'SIGKILL');
     workers.push(await spawnWorker());
