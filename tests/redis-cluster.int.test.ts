@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { ClusterStats, JobCancellations, RedisKeys, isRedisCluster, redisPrimaries } from '@trawl/queue';
+import { ClusterStats, JobCancellations, PageCache, RedisKeys, isRedisCluster, redisPrimaries } from '@trawl/queue';
 import { FixtureSite, GeneratedSite, RedisClusterFixture, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
@@ -115,7 +115,7 @@ describe('on a 3-master Redis Cluster', () => {
     await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).body.concurrency === 0, { what: 'the slot back' });
   });
 
-  it('cancellation marks in different slots are all read (no CROSSSLOT); the gauges read every primary', async () => {
+  it('cancellation marks, admission gauges and cache bytes in different slots are all read (no CROSSSLOT); memory of every primary', async () => {
     const keys = new RedisKeys(`cl${randomUUID().slice(0, 8)}`);
     const cancellations = new JobCancellations(cluster.redis, keys, { markTtlSec: 60 });
     // Ids whose marks hash to different slots (and, with 3 masters, most likely nodes).
@@ -125,9 +125,18 @@ describe('on a 3-master Redis Cluster', () => {
     expect(await cancellations.anyCancelled([job, crawl])).toBe(true);
     expect(await cancellations.anyCancelled([job])).toBe(false);
 
-    const stats = await new ClusterStats(cluster.redis, DEPLOYMENT_KEYS).snapshot();
-    expect(stats.slots).toEqual({ active: 0, backlogged: 0 });
+    // Admission gauges summed over teams whose keys live on different nodes; memory of every primary.
+    const teams = Array.from({ length: 6 }, () => randomUUID());
+    await cluster.redis.sadd(keys.admTeams(), ...teams);
+    for (const [i, t] of teams.entries()) {
+      await cluster.redis.zadd(keys.admActive(t), 1, 'job-a', 2, 'job-b');
+      if (i % 2 === 0) await cluster.redis.zadd(keys.admBacklog(t), 1, 'job-c');
+    }
+    const stats = await new ClusterStats(cluster.redis, keys).snapshot();
+    expect(stats.slots).toEqual({ active: 12, backlogged: 3 });
     expect(stats.redis.queue?.usedBytes).toBeGreaterThan(0);
+    // The page cache's byte total reads its 16 buckets (16 slots).
+    expect(await new PageCache(cluster.redis, { prefix: keys.prefix, maxBytes: 0, maxEntryBytes: 1_000_000, ttlSec: 0 }).storedBytes()).toBe(0);
   });
 
   it('a crawl during which a worker is SIGKILLed: every page exactly once, slots back to 0', async () => {
