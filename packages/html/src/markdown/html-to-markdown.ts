@@ -3,6 +3,7 @@ import type { AnyNode, Element } from 'domhandler';
 import TurndownService from 'turndown';
 import { buildMirror } from './build-mirror.js';
 import type { ConversionContext } from './context.js';
+import { resolvePlaceholders } from './emphasis.js';
 import { escapeMarkdown } from './escape.js';
 import type { MirrorElement } from './mirror-node.js';
 import { parseBaseUrl } from './resolve-url.js';
@@ -103,5 +104,5 @@ export function htmlToMarkdown(input: string | AnyNode, opts: HtmlToMarkdownOpti
   const base = parseBaseUrl(documentBase(node), pageBase);
   const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map() };
   const markdown = createTurndown(ctx).turndown(new MirrorSource(node) as unknown as TurndownService.Node);
-  return tidy(markdown);
+  return tidy(resolvePlaceholders(markdown));
 }

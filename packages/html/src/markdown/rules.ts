@@ -1,6 +1,7 @@
 import { MAX_NEST } from './build-mirror.js';
 import { renderCodeBlock, renderInlineCode } from './code-block.js';
 import type { ConversionContext, MirrorRule } from './context.js';
+import { EM_CLOSE, EM_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
 import type { MirrorElement, MirrorNode } from './mirror-node.js';
 import { resolveUrl } from './resolve-url.js';
@@ -82,8 +83,8 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
 const block = (content: string): string => `\n\n${content}\n\n`;
 
 /** Emphasis-like marks: rendered once even when nested in themselves (`<b><b>x</b></b>` is `**x**`). */
-function mark(delimiter: string): MirrorRule['replacement'] {
-  return (content, node) => (node.info.repeatedMark ? content : wrap(content, delimiter, delimiter));
+function mark(open: string, close = open): MirrorRule['replacement'] {
+  return (content, node) => (node.info.repeatedMark ? content : wrap(content, open, close));
 }
 
 /** Block rules: headings, quotes, lists, code blocks, rules and breaks. */
@@ -150,8 +151,9 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
   return {
     link: { filter: tags('a'), replacement: (content, node) => renderLink(content, node, ctx) },
     image: { filter: tags('img'), replacement: (_content, node) => renderImage(node, ctx) },
-    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark('*') },
-    strong: { filter: tags('strong', 'b'), replacement: mark('**') },
+    // Placeholders, turned into markers (or dropped) once the neighbours are known: see emphasis.ts.
+    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark(EM_OPEN, EM_CLOSE) },
+    strong: { filter: tags('strong', 'b'), replacement: mark(STRONG_OPEN, STRONG_CLOSE) },
     strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark('~~') },
     code: {
       filter: tags('code', 'kbd', 'samp', 'tt'),
