@@ -67,3 +67,13 @@ describe('line-start escapes', () => {
     expect(htmlToMarkdown('<blockquote><p>&gt; quoted</p></blockquote>')).toBe('> \\> quoted');
   });
 });
+
+describe('ruby and invisible paragraphs', () => {
+  it('renders ruby as its base text, without the readings glued to it', () => {
+    expect(htmlToMarkdown('<p><ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby>です</p>')).toBe('漢字です');
+    expect(htmlToMarkdown('<p>a <ruby><rb>東京</rb><rt>とうきょう</rt></ruby> b</p>')).toBe('a 東京 b');
+  });
+  it('drops paragraphs holding only zero-width or non-breaking spaces', () => {
+    expect(htmlToMarkdown('<p>a</p><p>\u200B</p><p>&nbsp;\u200B\uFEFF</p><div>\u200D</div><p>b</p>')).toBe('a\n\nb');
+  });
+});

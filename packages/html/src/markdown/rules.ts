@@ -66,9 +66,8 @@ function renderLink(content: string, node: MirrorElement, ctx: ConversionContext
 
 function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   const a = node.attribs;
-  // Lazy-loading pages keep the real URL in data-src and a placeholder (often a data: URL) in src.
-  let src = a.src?.trim();
-  if (src === undefined || src === '' || src.startsWith('data:')) src = (a['data-src'] ?? a['data-original'])?.trim() ?? src;
+  // A lazy-loading placeholder src was replaced by the real URL when mirroring (see lazyImageSrc).
+  const src = a.src?.trim();
   if (src === undefined || src === '') return '';
   // A placeholder such as `<Base64-Image-Removed>` (see removeBase64Images) is kept verbatim.
   const placeholder = src.startsWith('<') && src.endsWith('>');
@@ -81,6 +80,8 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
 }
 
 const block = (content: string): string => `\n\n${content}\n\n`;
+/** Content of nothing but (zero-width) spaces: `<p>&#8203;</p>`, `<p>&nbsp;</p>` are dropped. */
+const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
 
 /** Emphasis-like marks: rendered once even when nested in themselves (`<b><b>x</b></b>` is `**x**`). */
 function mark(open: string, close = open): MirrorRule['replacement'] {
@@ -97,6 +98,10 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         if (inTableCell(node, ctx)) return ` ${text} `;
         return text === '' ? '' : block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + text);
       },
+    },
+    paragraph: {
+      filter: tags('p'),
+      replacement: (content) => (INVISIBLE.test(content) ? '\n\n' : block(content)),
     },
     blockquote: {
       filter: tags('blockquote'),
@@ -181,4 +186,4 @@ export function markdownRules(ctx: ConversionContext): [string, MirrorRule][] {
 /** Turndown's blank and default replacements, with this package's list of block elements. */
 export const blankReplacement = (_content: string, node: MirrorElement): string => (node.info.block ? '\n\n' : '');
 export const defaultReplacement = (content: string, node: MirrorElement): string =>
-  node.info.block ? block(content) : content;
+  node.info.block ? (INVISIBLE.test(content) ? '\n\n' : block(content)) : content;
