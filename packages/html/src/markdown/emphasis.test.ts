@@ -52,6 +52,9 @@ describe('emphasis a CommonMark parser reads', () => {
   it('keeps emphasis across a single hard break', () => {
     expect(convert('<p><b>a<br>b</b></p>')).toBe('**a  \nb**');
   });
+  it('never glues strikethrough to a literal tilde', () => {
+    expect(convert('<p>~<strike>strike</strike> and <del>gone</del></p>')).toBe('~strike and ~~gone~~');
+  });
   it('does not let page text forge the placeholders', () => {
     expect(convert('<p>x\uE000y\uE001z</p>')).toBe('xyz');
   });
@@ -75,5 +78,12 @@ describe('ruby and invisible paragraphs', () => {
   });
   it('drops paragraphs holding only zero-width or non-breaking spaces', () => {
     expect(htmlToMarkdown('<p>a</p><p>\u200B</p><p>&nbsp;\u200B\uFEFF</p><div>\u200D</div><p>b</p>')).toBe('a\n\nb');
+  });
+});
+
+describe('lists directly inside lists', () => {
+  it('nests them under the item before them', () => {
+    expect(htmlToMarkdown('<ol><li>one</li><ul><li>sub</li></ul><li>two</li></ol>')).toBe('1. one\n   - sub\n2. two');
+    expect(htmlToMarkdown('<ul><li>a</li><ol><li>x</li></ol><li>b</li></ul>')).toBe('- a\n  1. x\n- b');
   });
 });

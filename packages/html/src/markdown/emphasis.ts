@@ -1,5 +1,5 @@
 /**
- * Emphasis markers that a CommonMark parser reads as intended.
+ * Emphasis (and GFM strikethrough) markers that a CommonMark parser reads as intended.
  *
  * The emphasis rules cannot see the characters around their element, and CommonMark decides by those
  * characters whether `*` opens or closes emphasis (the flanking rules): `Montauk**.**` and `**"**The` are
@@ -23,15 +23,17 @@ export const EM_CLOSE = '\uE003';
  * the marker really starts a line (or a list item's content), dropped mid-line (`Chapter 8.`, not `8\.`).
  */
 export const LINE_ESCAPE = '\uE004';
+export const STRIKE_OPEN = '\uE005';
+export const STRIKE_CLOSE = '\uE006';
 
 /** Any placeholder (used by escapeMarkdown to drop them from page text). */
-export const PLACEHOLDERS = /[\uE000-\uE004]/g;
-const ANY = /[\uE000-\uE004]/;
+export const PLACEHOLDERS = /[\uE000-\uE006]/g;
+const ANY = /[\uE000-\uE006]/;
 /** What may precede a block marker on its line: indentation, quote markers, list markers. */
 const LINE_PREFIX = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*\d*$/;
-const MERGE = /\uE001 ?\uE000|\uE003 ?\uE002/g;
+const MERGE = /\uE001 ?\uE000|\uE003 ?\uE002|\uE006 ?\uE005/g;
 
-const isPlaceholder = (code: number): boolean => code >= 0xe000 && code <= 0xe004;
+const isPlaceholder = (code: number): boolean => code >= 0xe000 && code <= 0xe006;
 /** CommonMark Unicode whitespace (Zs, tab, line feed, form feed, carriage return); '' is a line edge. */
 const WHITESPACE = /^(?:$|[\t\n\f\r\p{Zs}])/u;
 /** Punctuation as every CommonMark parser sees it (ASCII punctuation and Unicode P). */
@@ -117,15 +119,21 @@ export function resolvePlaceholders(markdown: string): string {
       if (atLineStart(md, i)) out[slot] = '\\';
       continue;
     }
-    if (code === 0xe000 || code === 0xe002) {
+    if (code === 0xe000 || code === 0xe002 || code === 0xe005) {
       stack.push({ at: i, slot });
       continue;
     }
     const open = stack.pop();
     if (open === undefined) continue;
-    const ok = !breaksBlock(md, open.at, i) && canOpen(charBefore(md, open.at), charAfter(md, open.at)) && canClose(charBefore(md, i), charAfter(md, i));
+    const around = [charBefore(md, open.at), charAfter(md, open.at), charBefore(md, i), charAfter(md, i)] as const;
+    const ok =
+      !breaksBlock(md, open.at, i) &&
+      canOpen(around[0], around[1]) &&
+      canClose(around[2], around[3]) &&
+      // A `~` next to `~~` makes a run of three, which is no strikethrough (and a code fence at a line start).
+      (code !== 0xe006 || (around[0] !== '~' && around[3] !== '~'));
     if (ok) {
-      const marker = code === 0xe001 ? '**' : '*';
+      const marker = code === 0xe001 ? '**' : code === 0xe003 ? '*' : '~~';
       out[open.slot] = marker;
       out[slot] = marker;
     }

@@ -9,7 +9,7 @@ import { LINE_ESCAPE, PLACEHOLDERS } from './emphasis.js';
  */
 
 // Characters that may need escaping anywhere, plus anything that may need escaping at a line start.
-const NEEDS_WORK = /[\\*_`[\]<\uE000-\uE004]|^(?:[-+=#>~]|\d+[.)])/m;
+const NEEDS_WORK = /[\\*_`[\]<\uE000-\uE006]|^(?:[-+=#>~]|\d+[.)])/m;
 const INLINE = /[\\*`[\]]|<(?=[A-Za-z/!?])|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 const LINE_START = /^(?:(-(?=\s|$|-)|\+(?= )|=+|#{1,6}(?= |$)|>|~~~)|(\d+)([.)])(?= |$))/gm;
 

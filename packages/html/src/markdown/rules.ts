@@ -1,7 +1,7 @@
 import { MAX_NEST } from './build-mirror.js';
 import { renderCodeBlock, renderInlineCode } from './code-block.js';
 import type { ConversionContext, MirrorRule } from './context.js';
-import { EM_CLOSE, EM_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
+import { EM_CLOSE, EM_OPEN, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
 import type { MirrorElement, MirrorNode } from './mirror-node.js';
 import { resolveUrl } from './resolve-url.js';
@@ -79,6 +79,14 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   return `![${alt}](${placeholder ? url : escapeLinkDestination(url)}${titlePart})`;
 }
 
+const LISTS = new Set(['ul', 'ol', 'menu']);
+
+/** The `<li>` before `node` among its siblings, if any. */
+function previousItem(node: MirrorElement): MirrorElement | null {
+  for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
+  return null;
+}
+
 const block = (content: string): string => `\n\n${content}\n\n`;
 /** Content of nothing but (zero-width) spaces: `<p>&#8203;</p>`, `<p>&nbsp;</p>` are dropped. */
 const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
@@ -116,6 +124,14 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         const parent = node.parentNode;
         if (node.info.nest <= MAX_NEST && parent?.tag === 'li' && parent.lastElementChild === node) {
           return '\n' + content;
+        }
+        if (node.info.nest <= MAX_NEST && parent !== null && LISTS.has(parent.tag)) {
+          // A list directly inside a list (invalid, common): browsers show it nested under the item before it.
+          const item = previousItem(node);
+          if (item !== null) {
+            const indent = ' '.repeat(item.info.ordinal >= 0 ? `${item.info.ordinal}. `.length : 2);
+            return '\n' + trimNewlines(content).replace(/^(?=.)/gm, indent) + '\n';
+          }
         }
         return block(content);
       },
@@ -159,7 +175,7 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
     // Placeholders, turned into markers (or dropped) once the neighbours are known: see emphasis.ts.
     emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark(EM_OPEN, EM_CLOSE) },
     strong: { filter: tags('strong', 'b'), replacement: mark(STRONG_OPEN, STRONG_CLOSE) },
-    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark('~~') },
+    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(STRIKE_OPEN, STRIKE_CLOSE) },
     code: {
       filter: tags('code', 'kbd', 'samp', 'tt'),
       // Turndown puts the element's edge whitespace back around the span.
