@@ -87,3 +87,9 @@ describe('lists directly inside lists', () => {
     expect(htmlToMarkdown('<ul><li>a</li><ol><li>x</li></ol><li>b</li></ul>')).toBe('- a\n  1. x\n- b');
   });
 });
+
+describe('breaks in blockquotes', () => {
+  it('turns a run of <br> between paragraphs into one blank quote line', () => {
+    expect(htmlToMarkdown('<blockquote><p>Start</p><br><br><br><p>End</p></blockquote>')).toBe('> Start\n>\n> End');
+  });
+});

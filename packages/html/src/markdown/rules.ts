@@ -115,7 +115,10 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
       filter: tags('blockquote'),
       replacement: (content, node) => {
         if (node.info.nest > MAX_NEST) return block(content);
-        return block(trimNewlines(content).replace(/^/gm, '> ').replace(/^> $/gm, '>'));
+        // Lines left blank but for the spaces of hard breaks (`<br><br>`) are blank lines: one at most.
+        let core = content.replace(/^[ \t]+$/gm, '');
+        if (!core.includes('```')) core = core.replace(/\n{3,}/g, '\n\n');
+        return block(trimNewlines(core).replace(/^/gm, '> ').replace(/^> $/gm, '>'));
       },
     },
     list: {
