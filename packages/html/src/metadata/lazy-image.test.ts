@@ -39,3 +39,13 @@ describe('lazy-loaded images', () => {
     expect(r.images).toEqual(['https://e.com/real.jpg']);
   });
 });
+
+describe('isPlaceholderSrc', () => {
+  it('knows placeholder file names without taking real images for them', async () => {
+    const { isPlaceholderSrc } = await import('./lazy-image.js');
+    for (const src of ['', 'data:image/gif;base64,R0', '/img/spacer.gif', '/blank.gif', '/p/placeholder-image.png?v=2', '/lazyload.svg', '/1x1.gif']) {
+      expect(isPlaceholderSrc(src)).toBe(true);
+    }
+    for (const src of ['/photo.jpg', '/x/lazy-river.jpg', '/gray-whale.jpg', '/logo-transparent.png']) expect(isPlaceholderSrc(src)).toBe(false);
+  });
+});

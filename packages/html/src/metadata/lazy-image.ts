@@ -5,8 +5,9 @@ import { largestSrcsetCandidate } from './srcset.js';
 /** Attributes that lazy-loading scripts use for the real image URL while `src` holds a placeholder. */
 const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url'] as const;
 const LAZY_SRCSET_ATTRS = ['data-srcset', 'data-lazy-srcset', 'srcset'] as const;
-/** File names of placeholder images: blank, spacer, 1x1 pixels, "loading" and "lazy" stand-ins. */
-const PLACEHOLDER_NAME = /(?:^|[/_.-])(?:blank|spacer|placeholder|pixel|transparent|1x1|lazy|loading|grey|gray|empty)[\w-]*\.(?:gif|png|svg|jpe?g|webp)(?:[?#]|$)/i;
+/** File names of placeholder images (the whole name: `blank.gif`, `spacer.gif`, `placeholder-image.png`, `lazyload.svg`, `1x1.gif`). */
+const PLACEHOLDER_NAME =
+  /(?:^|\/)(?:blank|spacer|placeholder|pixel|transparent|1x1|lazy-?load(?:er|ing)?|loading|empty|grey|gray)(?:[-_]?(?:img|image|pixel|gif|\d+(?:x\d+)?))?\.(?:gif|png|svg|jpe?g|webp)(?:[?#]|$)/i;
 const NOSCRIPT_IMG_SRC = /<img\b[^>]*?\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
 
 /**
