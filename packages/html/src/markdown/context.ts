@@ -30,6 +30,8 @@ export interface ConversionContext {
   readonly tables: Map<MirrorElement, TableLayout>;
   /** Whether an element is inside a cell of a table rendered as a GFM table (cached per cell). */
   readonly cellModes: Map<MirrorElement, boolean>;
+  /** Whether the markdown holds placeholders to resolve (see emphasis.ts). */
+  placeholders: boolean;
 }
 
 /**

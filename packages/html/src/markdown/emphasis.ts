@@ -28,10 +28,12 @@ export const STRIKE_CLOSE = '\uE006';
 
 /** Any placeholder (used by escapeMarkdown to drop them from page text). */
 export const PLACEHOLDERS = /[\uE000-\uE006]/g;
-const ANY = /[\uE000-\uE006]/;
+const FIND = /[\uE000-\uE006]/g;
 /** What may precede a block marker on its line: indentation, quote markers, list markers. */
+const MAX_PREFIX = 160;
 const LINE_PREFIX = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*\d*$/;
 const MERGE = /\uE001 ?\uE000|\uE003 ?\uE002|\uE006 ?\uE005/g;
+const MERGEABLE = /\uE001 ?\uE000|\uE003 ?\uE002|\uE006 ?\uE005/;
 
 const isPlaceholder = (code: number): boolean => code >= 0xe000 && code <= 0xe006;
 /** CommonMark Unicode whitespace (Zs, tab, line feed, form feed, carriage return); '' is a line edge. */
@@ -56,8 +58,9 @@ function charAfter(md: string, i: number): string {
   let j = i + 1;
   while (j < md.length && isPlaceholder(md.charCodeAt(j))) j++;
   if (j >= md.length) return '';
-  const cp = md.codePointAt(j) as number;
-  return String.fromCodePoint(cp);
+  const code = md.charCodeAt(j);
+  // A high surrogate: take the whole code point.
+  return code >= 0xd800 && code <= 0xdbff ? md.slice(j, j + 2) : md.charAt(j);
 }
 
 /** Left-flanking delimiter run (can open `*` emphasis), judged conservatively. */
@@ -79,7 +82,8 @@ function canClose(prev: string, next: string): boolean {
  * element held blocks (paragraphs, lists, tables), and emphasis does not cross blocks.
  */
 function breaksBlock(md: string, from: number, to: number): boolean {
-  for (let nl = md.indexOf('\n', from); nl >= 0 && nl < to; nl = md.indexOf('\n', nl + 1)) {
+  for (let nl = from + 1; nl < to; nl++) {
+    if (md.charCodeAt(nl) !== 10) continue;
     if (md.charCodeAt(nl - 1) !== 32 || md.charCodeAt(nl - 2) !== 32) return true;
     // A line of spaces after a hard break (`<br><br>`) becomes a blank line: a paragraph break.
     let j = nl + 1;
@@ -91,27 +95,30 @@ function breaksBlock(md: string, from: number, to: number): boolean {
 
 /** Whether the line-start escape at `i` stands where a block marker would be read. */
 function atLineStart(md: string, i: number): boolean {
-  const start = md.lastIndexOf('\n', i - 1) + 1;
+  let start = i;
+  while (start > 0 && md.charCodeAt(start - 1) !== 10) {
+    // Indentation and markers are short: a long prefix is text.
+    if (i - start > MAX_PREFIX) return false;
+    start--;
+  }
   return LINE_PREFIX.test(md.slice(start, i).replace(PLACEHOLDERS, ''));
 }
 
 /**
  * Replaces the placeholders of a converted document: emphasis by markers or nothing (see above), line-start
- * escapes by a backslash or nothing.
+ * escapes by a backslash or nothing. The converter calls it only when a rule or the escaping made one.
  */
 export function resolvePlaceholders(markdown: string): string {
-  if (!ANY.test(markdown)) return markdown;
   let md = markdown;
-  for (let before = ''; before !== md; ) {
-    before = md;
-    md = md.replace(MERGE, (m) => (m.length === 3 ? ' ' : ''));
-  }
+  // Merging can make new neighbours (`</i></b><b><i>`): again until nothing merges.
+  while (MERGEABLE.test(md)) md = md.replace(MERGE, (m) => (m.length === 3 ? ' ' : ''));
   const out: string[] = [];
   const stack: { at: number; slot: number }[] = [];
   let last = 0;
-  for (let i = 0; i < md.length; i++) {
+  FIND.lastIndex = 0;
+  for (let m = FIND.exec(md); m !== null; m = FIND.exec(md)) {
+    const i = m.index;
     const code = md.charCodeAt(i);
-    if (!isPlaceholder(code)) continue;
     out.push(md.slice(last, i));
     last = i + 1;
     const slot = out.push('') - 1;

@@ -92,8 +92,12 @@ const block = (content: string): string => `\n\n${content}\n\n`;
 const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
 
 /** Emphasis-like marks: rendered once even when nested in themselves (`<b><b>x</b></b>` is `**x**`). */
-function mark(open: string, close = open): MirrorRule['replacement'] {
-  return (content, node) => (node.info.repeatedMark ? content : wrap(content, open, close));
+function mark(ctx: ConversionContext, open: string, close = open): MirrorRule['replacement'] {
+  return (content, node) => {
+    if (node.info.repeatedMark) return content;
+    ctx.placeholders = true;
+    return wrap(content, open, close);
+  };
 }
 
 /** Block rules: headings, quotes, lists, code blocks, rules and breaks. */
@@ -176,9 +180,9 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
     link: { filter: tags('a'), replacement: (content, node) => renderLink(content, node, ctx) },
     image: { filter: tags('img'), replacement: (_content, node) => renderImage(node, ctx) },
     // Placeholders, turned into markers (or dropped) once the neighbours are known: see emphasis.ts.
-    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark(EM_OPEN, EM_CLOSE) },
-    strong: { filter: tags('strong', 'b'), replacement: mark(STRONG_OPEN, STRONG_CLOSE) },
-    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(STRIKE_OPEN, STRIKE_CLOSE) },
+    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark(ctx, EM_OPEN, EM_CLOSE) },
+    strong: { filter: tags('strong', 'b'), replacement: mark(ctx, STRONG_OPEN, STRONG_CLOSE) },
+    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(ctx, STRIKE_OPEN, STRIKE_CLOSE) },
     code: {
       filter: tags('code', 'kbd', 'samp', 'tt'),
       // Turndown puts the element's edge whitespace back around the span.
