@@ -67,9 +67,11 @@ describe('HostRateLimiter, adaptive mode', () => {
     await limiter.complete('l.example', 'p1', { statusCode: 200, latencyMs: 400 }, NOW + 400);
     const d = nextHostDelay(0, { statusCode: 200, latencyMs: 400 }, ADAPTIVE);
     expect(Number(await redis.hget(keys.hostState('l.example'), 'd'))).toBe(d);
-    expect(await limiter.acquire('l.example', 'p2', { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'go' });
-    expect(await limiter.acquire('l.example', 'p3', { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'wait', until: NOW + 400 + d, reserved: true });
-    await limiter.complete('l.example', 'p2', { statusCode: 429 }, NOW + 500);
+    // A burst of `targetConcurrency` starts goes at once; the next waits one delay.
+    for (const id of ['p2', 'p3', 'p4', 'p5']) expect(await limiter.acquire('l.example', id, { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'go' });
+    expect(await limiter.acquire('l.example', 'p6', { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'wait', until: NOW + 400 + d, reserved: true });
+    // A refusal doubles the delay, and no burst follows it.
+    expect(await limiter.complete('l.example', 'p2', { statusCode: 429 }, NOW + 500)).toBe(NOW + 500 + nextHostDelay(d, { statusCode: 429 }, ADAPTIVE));
     expect(Number(await redis.hget(keys.hostState('l.example'), 'd'))).toBe(nextHostDelay(d, { statusCode: 429 }, ADAPTIVE));
   });
 
@@ -91,5 +93,6 @@ describe('HostRateLimiter, adaptive mode', () => {
     expect(await limiter.acquire('c.example', 'p1', { now: NOW, leaseMs: 1000 })).toEqual({ kind: 'go' });
     await limiter.complete('c.example', 'p1', { statusCode: 200, latencyMs: 1 }, NOW + 1);
     expect(await limiter.acquire('c.example', 'p2', { now: NOW + 1, leaseMs: 1000 })).toEqual({ kind: 'wait', until: NOW + 2_000, reserved: true });
+    expect(await limiter.acquire('c.example', 'p3', { now: NOW + 1, leaseMs: 1000 })).toEqual({ kind: 'wait', until: NOW + 4_000, reserved: true });
   });
 });

@@ -80,7 +80,10 @@ export function nextHostDelay(prevMs: number, res: HostResponse, opts: Pick<Host
  * l: latency EWMA ms, cd: Crawl-delay ms, until: held until ms, Retry-After), KEYS[3] leases zset
  * (lease id -> expiry ms).
  * ARGV: now, lease id, lease ms, fixed interval ms (-1 adaptive), min delay, max delay, max in flight
- * (0 no cap), reserved (1: the caller comes back to a slot reserved earlier).
+ * (0 no cap), reserved (1: the caller comes back to a slot reserved earlier), burst.
+ * The schedule is a GCRA: KEYS[1] is the theoretical arrival time; a start may run up to
+ * `burst - 1` delays ahead of it (adaptive: burst = target concurrency, so the delay only binds when
+ * more than that many requests would be in flight; fixed: burst 1, strict spacing).
  * Returns {0} go (lease taken), {1, t} slot reserved at t, {2, t} come back at t (held or full).
  */
 const ACQUIRE_LUA = `
@@ -92,14 +95,20 @@ local cap = tonumber(ARGV[7])
 local st = redis.call('HMGET', KEYS[2], 'd', 'l', 'cd', 'until')
 local delay = fixed
 if fixed < 0 then delay = math.min(maxD, math.max(minD, tonumber(st[1] or minD))) end
+local burst = tonumber(ARGV[9])
 local cd = tonumber(st[3] or '0')
-if cd > delay then delay = math.min(cd, math.max(maxD, delay)) end
+if cd > delay then
+  -- robots.txt Crawl-delay: strict spacing, no burst.
+  delay = math.min(cd, math.max(maxD, delay))
+  burst = 1
+end
 local held = tonumber(st[4] or '0')
-local slot = now
+local tat = now
 if ARGV[8] ~= '1' then
-  slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'), held)
+  tat = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'), held)
+  local slot = math.max(held, tat - (burst - 1) * delay)
   if slot > now + ${SLOT_TOLERANCE_MS} then
-    redis.call('SET', KEYS[1], tostring(slot + delay), 'PX', math.ceil(slot + delay - now + 60000))
+    redis.call('SET', KEYS[1], tostring(tat + delay), 'PX', math.ceil(tat + delay - now + 60000))
     return {1, tostring(slot)}
   end
 elseif held > now then
@@ -114,7 +123,7 @@ if cap > 0 then
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[3]) + 60000)
 end
 if ARGV[8] ~= '1' and delay > 0 then
-  redis.call('SET', KEYS[1], tostring(slot + delay), 'PX', math.ceil(slot + delay - now + 60000))
+  redis.call('SET', KEYS[1], tostring(tat + delay), 'PX', math.ceil(tat + delay - now + 60000))
 end
 return {0}
 `;
@@ -122,7 +131,7 @@ return {0}
 /**
  * COMPLETE: a request end (keys as ACQUIRE).
  * ARGV: now, lease id, latency ms (-1: no response), status (0: none), Retry-After ms (-1: none),
- * adaptive (1/0), min delay, max delay, target concurrency.
+ * adaptive (1/0), min delay, max delay, target concurrency, burst.
  * Returns the host's next free start time (ms, at least now).
  */
 const COMPLETE_LUA = `
@@ -135,9 +144,10 @@ local maxD = tonumber(ARGV[8])
 local st = redis.call('HMGET', KEYS[2], 'd', 'l', 'until')
 local busy = status == 429 or status == 503
 local fields = {}
+local nd = 0
 if ARGV[6] == '1' then
   local d = tonumber(st[1] or minD)
-  local nd = d
+  nd = d
   if busy then nd = math.max(d * 2, ${BACKOFF_FLOOR_MS})
   elseif latency >= 0 then
     local target = latency / tonumber(ARGV[9])
@@ -153,6 +163,15 @@ if latency >= 0 then
   table.insert(fields, 'l')
   table.insert(fields, tostring(0.8 * l + 0.2 * latency))
 end
+local nextFree = tonumber(redis.call('GET', KEYS[1]) or '0')
+if busy and ARGV[6] == '1' then
+  -- No burst right after a refusal: the next start waits one (backed-off) delay.
+  local pushed = now + tonumber(ARGV[10]) * nd
+  if pushed > nextFree then
+    nextFree = pushed
+    redis.call('SET', KEYS[1], tostring(pushed), 'PX', math.ceil(pushed - now + 60000))
+  end
+end
 local held = tonumber(st[3] or '0')
 local ra = tonumber(ARGV[5])
 if busy and ra >= 0 then
@@ -164,7 +183,7 @@ if #fields > 0 then
   redis.call('HSET', KEYS[2], unpack(fields))
   redis.call('PEXPIRE', KEYS[2], math.ceil(math.max(${STATE_TTL_MS}, held - now + 60000)))
 end
-return tostring(math.max(now, held, tonumber(redis.call('GET', KEYS[1]) or '0')))
+return tostring(math.max(now, held, nextFree - (tonumber(ARGV[10]) - 1) * nd))
 `;
 
 const acquireScript = defineScript({
@@ -184,6 +203,8 @@ const completeScript = defineScript({
 /** Politeness per target host shared by every worker; see {@link HostPolitenessOptions}. */
 export class HostRateLimiter {
   private readonly fixedIntervalMs: number;
+  /** Starts that may go at once ahead of the schedule: fixed mode 1, adaptive the target concurrency. */
+  private readonly burst: number;
 
   constructor(
     private readonly redis: Redis,
@@ -192,6 +213,7 @@ export class HostRateLimiter {
   ) {
     // Whole milliseconds: Redis `PX` takes integers only. -1: adaptive.
     this.fixedIntervalMs = opts.ratePerSec === undefined ? -1 : opts.ratePerSec > 0 ? Math.max(1, Math.ceil(1000 / opts.ratePerSec)) : 0;
+    this.burst = this.fixedIntervalMs < 0 ? Math.max(1, Math.ceil(opts.targetConcurrency)) : 1;
   }
 
   /** False when `TRAWL_CRAWL_HOST_RATE_PER_SEC=0`: no per-host limit, no Redis call. */
@@ -209,7 +231,7 @@ export class HostRateLimiter {
     const now = opts.now ?? Date.now();
     return acquireScript.run(this.redis, this.hostKeys(host), [
       now, leaseId, Math.max(1, Math.ceil(opts.leaseMs)), this.fixedIntervalMs, this.opts.minDelayMs, this.opts.maxDelayMs,
-      this.opts.maxInFlight, opts.reserved ? 1 : 0,
+      this.opts.maxInFlight, opts.reserved ? 1 : 0, this.burst,
     ]);
   }
 
@@ -219,7 +241,7 @@ export class HostRateLimiter {
     return completeScript.run(this.redis, this.hostKeys(host), [
       now, leaseId, res.latencyMs === undefined ? -1 : Math.max(0, res.latencyMs), res.statusCode,
       res.retryAfterMs === undefined ? -1 : Math.max(0, res.retryAfterMs), this.fixedIntervalMs < 0 ? 1 : 0,
-      this.opts.minDelayMs, this.opts.maxDelayMs, this.opts.targetConcurrency,
+      this.opts.minDelayMs, this.opts.maxDelayMs, this.opts.targetConcurrency, this.burst,
     ]);
   }
 
