@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { documentSchema, scrapeOptionsSchema, type Document } from '@trawl/api-schema';
 import { RedisServerFixture } from '@trawl/testing';
 import { CrawlStore, type NewCrawl } from './crawl-store.js';
-import { HostRateLimiter } from './host-rate-limiter.js';
 import { RedisKeys } from './redis-keys.js';
 
 let server: RedisServerFixture;
@@ -151,17 +150,5 @@ describe('CrawlStore', () => {
     expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBe('a');
     await store.releaseIdempotencyKey('t', 'key', 'a');
     expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBeNull();
-  });
-});
-
-describe('HostRateLimiter', () => {
-  it('spaces reservations of one host by the interval, rounded up to whole ms (fractional rates)', async () => {
-    const { keys } = setup();
-    const limiter = new HostRateLimiter(redis, keys, 3);
-    const now = 1_000_000;
-    const slots = [await limiter.reserve('a.example', now), await limiter.reserve('A.example', now), await limiter.reserve('a.example', now)];
-    expect(slots).toEqual([now, now + 334, now + 668]);
-    expect(await limiter.reserve('b.example', now)).toBe(now);
-    expect(await new HostRateLimiter(redis, keys, 0).reserve('a.example', now)).toBe(now);
   });
 });

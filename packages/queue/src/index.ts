@@ -66,7 +66,7 @@ export {
   type CrawlEvent,
   type CrawlMonitorLink,
 } from './crawl-store.js';
-export { HostRateLimiter } from './host-rate-limiter.js';
+export { HostRateLimiter, isHostBusy, nextHostDelay, type HostPolitenessOptions, type HostResponse, type HostTicket } from './host-rate-limiter.js';
 export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type PageCacheOptions, type PutOutcome } from './page-cache.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';

@@ -39,7 +39,9 @@
  * | `<p>:cancelled:<id>` | string `1`, expires: a cancelled job or crawl id | JobCancellations |
  * | `<p>:cancellations` | pub/sub channel of cancelled job and crawl ids | JobCancellations |
  * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
- * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
+ * | `<p>:{h:<host>}:next` | string next free request start time of a host (ms), expires | HostRateLimiter |
+ * | `<p>:{h:<host>}:state` | hash: d (adaptive delay ms), l (latency EWMA ms), cd (Crawl-delay ms), until (Retry-After ms); expires idle | HostRateLimiter |
+ * | `<p>:{h:<host>}:leases` | zset lease id -> expiry (ms): the host's requests in flight | HostRateLimiter |
  * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (compressed page snapshots), no expiry | ChangeStore |
  * | `<p>:{t:ID}:ct:<tag>:urls:<host>` | hash url digest -> URL of the host known under the tag, no expiry | ChangeStore |
  * | `<cp>:cache:{cN}:*` | the page cache (may live in its own Redis, `CACHE_REDIS_URL`) | PageCache (see there) |
@@ -139,7 +141,13 @@ export class RedisKeys {
     return `${this.prefix}:{t:${teamId}}:ct:${tagHash}:urls:${hostHash}`;
   }
   hostRate(host: string): string {
-    return `${this.prefix}:host:${host}`;
+    return `${this.prefix}:{h:${host}}:next`;
+  }
+  hostState(host: string): string {
+    return `${this.prefix}:{h:${host}}:state`;
+  }
+  hostLeases(host: string): string {
+    return `${this.prefix}:{h:${host}}:leases`;
   }
   result(jobId: string): string {
     return `${this.prefix}:result:${jobId}`;

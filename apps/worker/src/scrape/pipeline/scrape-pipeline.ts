@@ -1,8 +1,9 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
 import { addUsage, NO_USAGE } from '@trawl/llm';
-import { JOB_CATALOG, withFormatCredits, type ScrapeJob } from '@trawl/queue';
+import { JOB_CATALOG, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
 import { buildDocument, convertPage } from '../../convert/build-document.js';
+import { parseRetryAfter } from '../../webhook/classify-webhook-response.js';
 import { BrowserStage } from '../fetch/browser-stage.js';
 import { DocumentsStage } from '../fetch/documents-stage.js';
 import type { FetchStage } from '../fetch/fetch-stage.js';
@@ -118,7 +119,19 @@ export class ScrapePipeline {
         name: 'fetch',
         when: (ctx) => ctx.source === undefined,
         run: async (ctx) => {
-          const outcome = await this.stage.fetch(ctx);
+          const started = this.now();
+          let outcome;
+          try {
+            outcome = await this.stage.fetch(ctx);
+          } catch (err) {
+            await this.endHostLease(ctx, { statusCode: 0 });
+            throw err;
+          }
+          const page = outcome.kind === 'page' ? outcome.source.page : undefined;
+          await this.endHostLease(ctx, page ? {
+            statusCode: page.statusCode, latencyMs: page.timings.ttfbMs > 0 ? page.timings.ttfbMs : this.now() - started,
+            retryAfterMs: isHostBusy(page.statusCode) ? parseRetryAfter(page.headers['retry-after'], this.now()) : undefined,
+          } : { statusCode: 0, latencyMs: this.now() - started });
           if (outcome.kind === 'handoff') ctx.handoff = outcome.handoff;
           else ctx.source = outcome.source;
         },
@@ -226,22 +239,56 @@ export class ScrapePipeline {
   }
 
   /**
-   * Crawl politeness: reserves the page's slot in its host's shared request rate; a slot in the
-   * future turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
+   * Crawl politeness (`HostRateLimiter`): takes a lease on the page's host; a turn in the future
+   * turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
    */
   private async waitForHostSlot(ctx: PipelineContext): Promise<void> {
     const { bullJob, job, token } = ctx;
-    if (token === undefined || (job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade)) return;
-    const slot = await this.deps.hostRate.reserve(new URL(ctx.request.url).host, this.now());
-    if (slot <= this.now() + 5) return;
-    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot), hostSlotAttempt: bullJob.attemptsMade });
-    await bullJob.moveToDelayed(Math.ceil(slot), token);
+    const limiter = this.deps.hostRate;
+    if (token === undefined || !limiter.enabled) return;
+    const host = new URL(ctx.request.url).host;
+    const reserved = job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade;
+    // The lease outlives the request's own timeout: it only expires when its worker died.
+    const ticket = await limiter.acquire(host, job.jobId, { now: this.now(), reserved, leaseMs: ctx.request.timeout + 15_000 });
+    if (ticket.kind === 'go') {
+      ctx.hostLease = host;
+      return;
+    }
+    if (ticket.reserved) {
+      await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: ticket.until, hostSlotAttempt: bullJob.attemptsMade });
+    }
+    await bullJob.moveToDelayed(Math.max(ticket.until, this.now() + 1), token);
+    throw new DelayedError();
+  }
+
+  /**
+   * Ends the page's host lease with what the host answered. A crawl page the host refused with
+   * 429/503 goes back to wait for the host (held by its Retry-After, or the backed-off delay) without
+   * spending an attempt, a bounded number of times; after that its status is its outcome.
+   */
+  private async endHostLease(ctx: PipelineContext, res: HostResponse): Promise<void> {
+    const host = ctx.hostLease;
+    if (host === undefined) return;
+    ctx.hostLease = undefined;
+    const nextFree = await this.deps.hostRate.complete(host, ctx.job.jobId, res, this.now());
+    const { bullJob, token } = ctx;
+    const retries = ctx.job.hostBusyRetries ?? 0;
+    if (!isHostBusy(res.statusCode) || token === undefined || retries >= MAX_HOST_BUSY_RETRIES) return;
+    ctx.log.info({ statusCode: res.statusCode, retryAt: nextFree }, 'host is busy, page waits for it');
+    const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...data } = bullJob.data as Record<string, unknown>;
+    await bullJob.updateData({ ...data, hostBusyRetries: retries + 1 });
+    await bullJob.moveToDelayed(Math.max(nextFree, this.now() + 1), token);
     throw new DelayedError();
   }
 }
+
+/** Times a crawl page is put back for a 429/503 of its host before that status is its outcome. */
+const MAX_HOST_BUSY_RETRIES = 5;
 
 /** The context of this pipeline: the job's transformers and step timer travel with it. */
 interface PipelineContext extends ScrapeContext {
   readonly transformers: readonly DocumentTransformer[];
   readonly timer: StepTimer;
+  /** Host whose politeness lease this run holds during its fetch. */
+  hostLease?: string | undefined;
 }
