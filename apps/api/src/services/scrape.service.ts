@@ -9,7 +9,20 @@ import {
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, ScrapeQueueName, StoredResult, Team } from '@trawl/queue';
+import {
+  cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason,
+  type CreditLedger, type DerivedEntry, type DocumentBodyStore, type JobCancellations, type JobDispatcher, type PageCache,
+  type ResultStore, type ResultWaiter, type ScrapeJob, type ScrapeQueueName, type StoredResult, type Team,
+} from '@trawl/queue';
+
+/** The page cache as the gateway reads it: derived entries only (see {@link ScrapeService.fromCache}). */
+export interface GatewayCache {
+  pages: Pick<PageCache, 'getDerived'>;
+  /** One cache for every team (`TRAWL_CACHE_SHARED`); false keys entries by team. */
+  shared: boolean;
+  /** `trawl_gateway_cache_lookups_total{mode, outcome}`. */
+  lookups: { inc(labels: { mode: string; outcome: string }): void };
+}
 
 export interface ScrapeServiceDeps {
   dispatcher: JobDispatcher;
@@ -26,6 +39,8 @@ export interface ScrapeServiceDeps {
   llmConfigured: boolean;
   /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
   graceMs: number;
+  /** The page cache, when enabled: derived hits are answered here, without a slot or a worker. */
+  cache?: GatewayCache;
   now?: () => number;
 }
 
@@ -59,7 +74,57 @@ export class ScrapeService {
     await this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured }));
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
+    const hit = await this.fromCache(team, request, jobId, log);
+    if (hit) return hit;
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
+  }
+
+  /**
+   * A request a worker would answer from the cache with formats it already derived once (same page
+   * key, same options hash: {@link derivableRequest}) is answered here: no slot, no queue hop, no
+   * conversion. It is billed and retained as a worker's hit would be (same credits, same ledger, a
+   * result under its scrape id). Anything else, a stale entry, or a cache that cannot be read: null,
+   * and the request goes to a worker, which applies every cache rule itself.
+   */
+  private async fromCache(team: Team, request: ScrapeRequest, jobId: string, log: Logger): Promise<ScrapeOutcome | null> {
+    const cache = this.deps.cache;
+    if (!cache || !derivableRequest(request)) return null;
+    const read = cacheReadOf(request);
+    const key = cacheKeyOf(request, cache.shared ? undefined : team.id);
+    if (read.mode === 'off' || key === null) return null;
+    const mode = read.mode === 'only' ? read.reason : 'fresh';
+    let entry: DerivedEntry | null;
+    try {
+      entry = await cache.pages.getDerived(key, derivedOptionsHash(request));
+    } catch (err) {
+      cache.lookups.inc({ mode, outcome: 'failed' });
+      log.warn({ err }, 'page cache read failed');
+      return null;
+    }
+    if (!entry || staleReason(entry, request, read, this.now()) !== null) {
+      cache.lookups.inc({ mode, outcome: entry ? 'stale' : 'miss' });
+      return null;
+    }
+    cache.lookups.inc({ mode, outcome: 'hit' });
+    // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched the page (as a worker's hit).
+    const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
+    const document = {
+      ...entry.document,
+      metadata: {
+        ...entry.document.metadata,
+        // The entry is shared by every URL of the same canonical form: the caller's own URL is the source.
+        sourceURL: redactUrl(request.url), scrapeId: jobId, creditsUsed, cacheState: 'hit' as const, cachedAt: new Date(entry.cachedAt).toISOString(),
+      },
+    };
+    // Charged and retained together (GET /v2/scrape/:id finds it); nobody waits for its announcement.
+    await Promise.all([
+      this.deps.credits.charge(team.id, creditsUsed),
+      this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
+        zeroDataRetention: false, announce: false,
+      }),
+    ]);
+    log.debug('scrape answered from the cache at the gateway');
+    return { jobId, document };
   }
 
   /**
@@ -105,7 +170,7 @@ export class ScrapeService {
       ...(opts.document ? { document: opts.document } : {}),
     };
     // Subscribe before submitting so the outcome event cannot be missed.
-    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
+    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs, { beforeSubmit: true });
     const admit = await this.deps.dispatcher.submit({
       jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
     });

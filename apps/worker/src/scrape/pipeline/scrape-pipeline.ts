@@ -161,8 +161,8 @@ export class ScrapePipeline {
         run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
       },
       {
+        // A hit stores no page, only its derived formats (see CacheStep.store).
         name: 'cache-store',
-        when: (ctx) => ctx.source?.engine !== 'cache',
         run: (ctx) => d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log),
       },
     ];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema } from '@trawl/api-schema';
-import type { CachedPage } from '@trawl/queue';
+import type { CachedPage } from './page-cache.js';
 import { cacheKeyOf, cacheReadOf, mayStore, parserSignature, unusableReason } from './cache-policy.js';
 
 const req = (extra: Record<string, unknown> = {}) => scrapeRequestSchema.parse({ url: 'https://Example.com:443/a/./b?x=1#frag', ...extra });
