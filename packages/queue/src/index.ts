@@ -47,6 +47,7 @@ export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOption
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';
+export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {

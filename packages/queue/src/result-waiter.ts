@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 import type { ResultStore, StoredResult } from './result-store.js';
+import { hopTimingOn, recordHop } from './hop-timing.js';
 
 interface Waiter {
   resolve: (r: StoredResult | null) => void;
@@ -52,6 +53,8 @@ export class ResultWaiter {
       void this.check(jobId);
       return;
     }
+    // From the outcome's timestamp (before the worker charged and stored it) to here.
+    if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
     this.settle(jobId, result);
   }
 

@@ -10,7 +10,7 @@ import {
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
 import {
-  cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason,
+  cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason, timeHop,
   type CreditLedger, type DerivedEntry, type DocumentBodyStore, type JobCancellations, type JobDispatcher, type PageCache,
   type ResultStore, type ResultWaiter, type ScrapeJob, type ScrapeQueueName, type StoredResult, type Team,
 } from '@trawl/queue';
@@ -71,10 +71,10 @@ export class ScrapeService {
 
   async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
-    await this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured }));
+    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured })));
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
-    const hit = await this.fromCache(team, request, jobId, log);
+    const hit = await timeHop('gateway:cache-lookup', () => this.fromCache(team, request, jobId, log));
     if (hit) return hit;
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
   }
@@ -182,7 +182,7 @@ export class ScrapeService {
     const stopWaiting = this.withdrawAtDeadline(team.id, jobId, deadline, opts.clientGone);
     let result: StoredResult | null;
     try {
-      result = await Promise.race([outcome, stopWaiting.withdrawn]);
+      result = await timeHop('gateway:wait', () => Promise.race([outcome, stopWaiting.withdrawn]));
     } finally {
       stopWaiting.cancel();
       // A withdrawn job never reports: free its waiter now rather than at timeout + grace.
