@@ -84,7 +84,7 @@ export async function startApi(
     'changeTracking',
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
-  // Derived cache hits are answered here (ScrapeService.fromCache): the same cache the workers write.
+  // Derived cache hits are answered here (ScrapeService.scrape): the same cache the workers write.
   const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
     ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-api-cache', onError: onRedisError, maxRetriesPerRequest: API_REDIS_RETRIES })
     : redis;

@@ -68,7 +68,7 @@ export {
   type CrawlMonitorLink,
 } from './crawl-store.js';
 export { HostRateLimiter } from './host-rate-limiter.js';
-export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type PageCacheOptions, type PutOutcome } from './page-cache.js';
+export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type EncodedPage, type PageCacheOptions, type PutOutcome } from './page-cache.js';
 export { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, parserSignature, staleReason, unusableReason, type CacheRead } from './cache-policy.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';

@@ -83,6 +83,12 @@ export interface PageCacheOptions {
   now?: () => number;
 }
 
+/** A page compressed ahead of its {@link PageCache.putEncoded} (see {@link PageCache.encode}). */
+export interface EncodedPage {
+  readonly value: Buffer;
+  readonly stamp: string;
+}
+
 /** Why {@link PageCache.put} did or did not store. */
 export type PutOutcome = 'stored' | 'too-large';
 
@@ -229,7 +235,20 @@ export class PageCache {
 
   /** Stores `page` under `key`, replacing what was there. */
   async put(key: string, page: CachedPage): Promise<PutOutcome> {
-    return this.putValue(key, await encode(page), String(page.cachedAt));
+    return this.putEncoded(key, await this.encode(page));
+  }
+
+  /**
+   * Compresses a page for a later {@link putEncoded}: a worker starts it as soon as the page is
+   * fetched, so the compression runs (on libuv's pool) while the page is converted, not after.
+   */
+  async encode(page: CachedPage): Promise<EncodedPage> {
+    return { value: await encode(page), stamp: String(page.cachedAt) };
+  }
+
+  /** Stores a page {@link encode}d before under `key`, replacing what was there. */
+  putEncoded(key: string, page: EncodedPage): Promise<PutOutcome> {
+    return this.putValue(key, page.value, page.stamp);
   }
 
   private async putValue(key: string, value: Buffer, stamp: string): Promise<PutOutcome> {

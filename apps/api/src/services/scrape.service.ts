@@ -15,7 +15,7 @@ import {
   type ResultStore, type ResultWaiter, type ScrapeJob, type ScrapeQueueName, type StoredResult, type Team,
 } from '@trawl/queue';
 
-/** The page cache as the gateway reads it: derived entries only (see {@link ScrapeService.fromCache}). */
+/** The page cache as the gateway reads it: derived entries only (see {@link ScrapeService.scrape}). */
 export interface GatewayCache {
   pages: Pick<PageCache, 'getDerived'>;
   /** One cache for every team (`TRAWL_CACHE_SHARED`); false keys entries by team. */
@@ -71,22 +71,24 @@ export class ScrapeService {
 
   async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
-    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured })));
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
-    const hit = await timeHop('gateway:cache-lookup', () => this.fromCache(team, request, jobId, log));
-    if (hit) return hit;
+    // The cache read goes out with the credit check (one round trip for both); it never rejects.
+    const cached = timeHop('gateway:cache-lookup', () => this.lookupDerived(team, request, log));
+    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured })));
+    const entry = await cached;
+    if (entry) return this.answerFromCache(team, request, jobId, entry, log);
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
   }
 
   /**
-   * A request a worker would answer from the cache with formats it already derived once (same page
-   * key, same options hash: {@link derivableRequest}) is answered here: no slot, no queue hop, no
-   * conversion. It is billed and retained as a worker's hit would be (same credits, same ledger, a
-   * result under its scrape id). Anything else, a stale entry, or a cache that cannot be read: null,
-   * and the request goes to a worker, which applies every cache rule itself.
+   * The formats a worker already derived once for this request (same page key, same options hash:
+   * {@link derivableRequest}), still fresh for it: such a request is answered at the gateway, with no
+   * slot, no queue hop and no conversion ({@link answerFromCache}). Anything else, a stale entry, or
+   * a cache that cannot be read: null, and the request goes to a worker, which applies every cache
+   * rule itself. Never rejects.
    */
-  private async fromCache(team: Team, request: ScrapeRequest, jobId: string, log: Logger): Promise<ScrapeOutcome | null> {
+  private async lookupDerived(team: Team, request: ScrapeRequest, log: Logger): Promise<DerivedEntry | null> {
     const cache = this.deps.cache;
     if (!cache || !derivableRequest(request)) return null;
     const read = cacheReadOf(request);
@@ -106,6 +108,11 @@ export class ScrapeService {
       return null;
     }
     cache.lookups.inc({ mode, outcome: 'hit' });
+    return entry;
+  }
+
+  /** The answer of a derived hit (see {@link lookupDerived}): billed and retained as a worker's hit is. */
+  private async answerFromCache(team: Team, request: ScrapeRequest, jobId: string, entry: DerivedEntry, log: Logger): Promise<ScrapeOutcome> {
     // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched the page (as a worker's hit).
     const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
     const document = {

@@ -1,7 +1,7 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, type CachedPage, type DerivedEntry, type PageCache, type ScrapeJob } from '@trawl/queue';
+import { scrapeCredits, type CachedPage, type DerivedEntry, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
@@ -28,6 +28,8 @@ export interface CacheStepDeps {
  */
 export class CacheStep {
   private readonly now: () => number;
+  /** Pages being compressed since they were fetched (see {@link prepare}), by their source. */
+  private readonly encoding = new WeakMap<PageSource, Promise<EncodedPage>>();
 
   constructor(private readonly deps: CacheStepDeps) {
     this.now = deps.now ?? Date.now;
@@ -75,6 +77,18 @@ export class CacheStep {
   }
 
   /**
+   * Starts compressing a fetched page the request allows to keep, as soon as it is fetched: the
+   * compression then overlaps the conversion instead of delaying the answer after it. Never throws.
+   */
+  prepare(request: ScrapeRequest, source: PageSource): void {
+    const page = source.cacheable;
+    if (!this.deps.cache || !page || !mayStore(request, page.statusCode)) return;
+    const encoding = this.deps.cache.encode(page);
+    encoding.catch(() => undefined); // a failure is reported by store, which awaits it
+    this.encoding.set(source, encoding);
+  }
+
+  /**
    * After the formats: marks a fresh document `cacheState: miss` and keeps its page when the request
    * allows; for a request the gateway may answer ({@link derivableRequest}), also keeps its derived
    * formats next to the page (fresh or hit), so the next identical request needs no worker. Never throws.
@@ -92,7 +106,9 @@ export class CacheStep {
       ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), derivedEntryOf(document, cachedAt, source.proxyUsed)), log)
       : undefined;
     // Both writes at once: the derived entry costs the job no extra round trip.
-    await Promise.all([!hit && page ? this.write(() => cache.put(key, page), log) : undefined, derived]);
+    const encoded = this.encoding.get(source);
+    const putPage = encoded ? async () => cache.putEncoded(key, await encoded) : () => cache.put(key, page!);
+    await Promise.all([!hit && page ? this.write(putPage, log) : undefined, derived]);
   }
 
   /** A page's formats are kept for the gateway: a plain page (no file, no binaries) of a single scrape. */
