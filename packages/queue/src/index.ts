@@ -47,6 +47,7 @@ export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOption
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';
+export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {
@@ -66,8 +67,14 @@ export {
   type CrawlEvent,
   type CrawlMonitorLink,
 } from './crawl-store.js';
+<<<<<<< HEAD
 export { HostRateLimiter, isHostBusy, nextHostDelay, type HostPolitenessOptions, type HostResponse, type HostTicket } from './host-rate-limiter.js';
 export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type PageCacheOptions, type PutOutcome } from './page-cache.js';
+=======
+export { HostRateLimiter } from './host-rate-limiter.js';
+export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type EncodedPage, type PageCacheOptions, type PutOutcome } from './page-cache.js';
+export { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, parserSignature, staleReason, unusableReason, type CacheRead } from './cache-policy.js';
+>>>>>>> s22-sync
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';
 export { webhookCrawlNotifier } from './crawl-notifier.js';

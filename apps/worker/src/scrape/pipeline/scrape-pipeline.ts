@@ -52,10 +52,23 @@ export class ScrapePipeline {
       signals: new JobSignals(() => ctx.job.deadline, undefined, this.deps.shutdown, this.now),
       transformers: transformersFor(this.transformers, request), timer,
     };
-    // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
-    await timed('dedupe', timer, () => this.dedupe(ctx));
-    if (ctx.released) return { ok: true };
-    const cancel = await this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    // The reads a job starts with go out together (one round trip): the team's state for the admit
+    // step, the cancellation watch, and the dedupe read.
+    ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
+    ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
+    const watching = this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    try {
+      // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
+      await timed('dedupe', timer, () => this.dedupe(ctx));
+    } catch (err) {
+      void watching.then((w) => w.dispose(), () => undefined);
+      throw err;
+    }
+    const cancel = await watching;
+    if (ctx.released) {
+      cancel.dispose();
+      return { ok: true };
+    }
     ctx.signals = new JobSignals(() => ctx.job.deadline, cancel.signal, this.deps.shutdown, this.now);
     try {
       return await this.execute(ctx);
@@ -88,7 +101,7 @@ export class ScrapePipeline {
           if (ctx.job.admission && !ctx.job.escalation) d.metrics.admissionWait.observe(ctx.job.admission.waitMs / 1000);
           // A team disabled while its job waited: the job fails without contacting anything (jobs
           // already running when it was disabled finish).
-          if (await d.teams.isDisabled(ctx.job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
+          if (await (ctx.teamDisabled ?? d.teams.isDisabled(ctx.job.teamId))) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
           // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
           // page and its formats (the LLM formats add theirs).
           if (ctx.job.crawl) {
@@ -143,6 +156,7 @@ export class ScrapePipeline {
           const { signal } = ctx.signals.next();
           ctx.wantsLinks ??= await d.crawlPages.wantsLinks(ctx.job);
           const formats = convertsOf(ctx.transformers);
+          d.cache.prepare(ctx.request, source);
           const converted = source.converted ?? await convertPage(d.converter, ctx.request, source.page, signal,
             ctx.wantsLinks ? { ...formats, links: true } : formats,
             source.onlyMainContent !== undefined ? { onlyMainContent: source.onlyMainContent } : {});
@@ -174,8 +188,8 @@ export class ScrapePipeline {
         run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
       },
       {
+        // A hit stores no page, only its derived formats (see CacheStep.store).
         name: 'cache-store',
-        when: (ctx) => ctx.source?.engine !== 'cache',
         run: (ctx) => d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log),
       },
     ];
@@ -289,6 +303,11 @@ const MAX_HOST_BUSY_RETRIES = 5;
 interface PipelineContext extends ScrapeContext {
   readonly transformers: readonly DocumentTransformer[];
   readonly timer: StepTimer;
+<<<<<<< HEAD
   /** Host whose politeness lease this run holds during its fetch. */
   hostLease?: string | undefined;
+=======
+  /** Whether the team is disabled, read when the run starts (see `run`). */
+  teamDisabled?: Promise<boolean>;
+>>>>>>> s22-sync
 }
