@@ -303,11 +303,8 @@ const MAX_HOST_BUSY_RETRIES = 5;
 interface PipelineContext extends ScrapeContext {
   readonly transformers: readonly DocumentTransformer[];
   readonly timer: StepTimer;
-<<<<<<< HEAD
   /** Host whose politeness lease this run holds during its fetch. */
   hostLease?: string | undefined;
-=======
   /** Whether the team is disabled, read when the run starts (see `run`). */
   teamDisabled?: Promise<boolean>;
->>>>>>> s22-sync
 }
