@@ -428,6 +428,11 @@ async function runAlone() {
     TRAWL_WORKER_ROLES: ROLES,
   };
   const cpuProf = argText('cpu-prof', '');
+  // A known metrics port: the memory mode reads the worker's heap figures there.
+  const probe = createServer();
+  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
+  env.TRAWL_WORKER_PORT = String(probe.address().port);
+  await new Promise((r) => probe.close(r));
   // --worker-log FILE keeps the worker's info log there.
   const workerLog = argText('worker-log', '');
   const worker = spawn(process.execPath, [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), join(ROOT, 'apps/worker/dist/main.js')], {
@@ -472,8 +477,17 @@ async function runAlone() {
     });
     const samples = [];
     const sampler = setInterval(() => samples.push(rssOf(worker.pid)), 250);
+    // Heap and external memory from the worker's metrics (prom-client defaults), every 2 s.
+    const heaps = [];
+    const heapSampler = MODE === 'memory' ? setInterval(() => {
+      fetch(`http://127.0.0.1:${env.TRAWL_WORKER_PORT}/metrics`).then((res) => res.text()).then((text) => {
+        const value = (name) => Number(new RegExp(`^trawl_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+        heaps.push({ heap: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') });
+      }).catch((err) => { heaps.error ??= String(err.cause ?? err); });
+    }, 2000) : undefined;
     const r = await measure('trawl', trawlCrawl, handle(seed, site), { cluster, hooks });
     clearInterval(sampler);
+    clearInterval(heapSampler);
     monitor?.disconnect();
     if (r.skipped) throw new Error(`crawl: ${r.skipped}`);
     const cpuMs = cpuMsOf(worker.pid) - cpu0;
@@ -499,6 +513,13 @@ async function runAlone() {
       const first = mean(samples.slice(0, q));
       const last = mean(samples.slice(-q));
       console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB)`);
+      const tenths = (xs) => Array.from({ length: 10 }, (_, i) => xs[Math.min(xs.length - 1, Math.floor(((i + 0.5) * xs.length) / 10))]);
+      console.log(`worker RSS by tenth of the crawl, MB: ${tenths(samples).map((x) => f(x / 2 ** 20, 0)).join(' ')}`);
+      if (heaps.error) console.log(`worker metrics not read: ${heaps.error}`);
+      if (heaps.length > 0) {
+        console.log(`worker heap used by tenth, MB: ${tenths(heaps).map((x) => f(x.heap / 2 ** 20, 0)).join(' ')}`);
+        console.log(`worker external memory by tenth, MB: ${tenths(heaps).map((x) => f(x.external / 2 ** 20, 0)).join(' ')}`);
+      }
       console.log(`Chromium processes under the worker after the crawl: ${chromiumUnder(worker.pid)}`);
     }
   } finally {
