@@ -53,6 +53,13 @@ const LIMIT = Math.max(10_000, PAGES);
 // The worker roles `npm start` runs (apps/cli/src/embedded.ts): a PDF linked from a page is handed to
 // the documents role, a JavaScript shell to the browser. TRAWL_WORKER_ROLES overrides.
 const ROLES = process.env.TRAWL_WORKER_ROLES ?? (existsSync(process.env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium') ? 'http,browser,documents' : 'http,documents');
+/** What `npm start` derives from its roles (browser fallback, document parsing, a local blob store in `dir`). */
+const roleEnv = (dir) => ({
+  TRAWL_WORKER_ROLES: ROLES,
+  TRAWL_BROWSER_ENABLED: String(ROLES.includes('browser')), TRAWL_BROWSER_FALLBACK: String(ROLES.includes('browser')),
+  TRAWL_DOCUMENTS_ENABLED: String(ROLES.includes('documents')), TRAWL_DOCUMENT_PARSING: String(ROLES.includes('documents')),
+  TRAWL_BLOB_DIR: join(dir, 'blobs'), TRAWL_BLOB_SIGNING_SECRET: 'bench-blob-secret-0123456789abcdef',
+});
 const JENA = join(ROOT, '../shared/corpora/site-jena/site');
 if (!existsSync(JENA)) {
   console.error(`corpus not found: ${JENA}`);
@@ -336,13 +343,14 @@ async function startCluster() {
   const redis = await new RedisProcess({ dir, appendonly: false }).start();
   const env = {
     REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
-    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', TRAWL_WORKER_ROLES: ROLES,
+    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', ...roleEnv(dir),
     // No per-host politeness cap here: the baselines have none either (the default is 10 requests/s).
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '0',
   };
   const logger = createLogger({ role: 'bench', level: 'silent' });
-  const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
+  // The API first: its URL is the base of the blob URLs the worker signs (as `npm start` does).
   const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+  const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger, blobPublicBaseUrl: api.url });
   const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
   return {
@@ -425,7 +433,7 @@ async function runAlone() {
   const env = {
     REDIS_URL: redisProcess.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
     TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', TRAWL_CRAWL_HOST_RATE_PER_SEC: '0',
-    TRAWL_WORKER_ROLES: ROLES,
+    ...roleEnv(dir),
   };
   const cpuProf = argText('cpu-prof', '');
   // A known metrics port: the memory mode reads the worker's heap figures there.
@@ -433,15 +441,15 @@ async function runAlone() {
   await new Promise((r) => probe.listen(0, '127.0.0.1', r));
   env.TRAWL_WORKER_PORT = String(probe.address().port);
   await new Promise((r) => probe.close(r));
+  const logger = createLogger({ role: 'bench', level: 'silent' });
+  const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
   // --worker-log FILE keeps the worker's info log there.
   const workerLog = argText('worker-log', '');
   const worker = spawn(process.execPath, [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), join(ROOT, 'apps/worker/dist/main.js')], {
-    env: { ...process.env, ...env, ...(workerLog ? { LOG_LEVEL: 'info' } : {}) },
+    env: { ...process.env, ...env, TRAWL_BLOB_PUBLIC_URL: api.url, ...(workerLog ? { LOG_LEVEL: 'info' } : {}) },
     stdio: ['ignore', workerLog ? openSync(workerLog, 'w') : 'ignore', 'inherit'],
   });
   const exited = new Promise((r) => worker.once('exit', r));
-  const logger = createLogger({ role: 'bench', level: 'silent' });
-  const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
   const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
   const cluster = { url: api.url, key: env.TRAWL_BOOTSTRAP_API_KEY };
