@@ -64,6 +64,7 @@ export {
   type PageOutcome,
   type CrawlError,
   type PageDoneResult,
+  type PageDoneNextResult,
   type CrawlEvent,
   type CrawlMonitorLink,
 } from './crawl-store.js';
