@@ -2,27 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { ClusterStats, JobCancellations, PageCache, RedisKeys, isRedisCluster, redisPrimaries } from '@trawl/queue';
+import { ClusterStats, JobCancellations, PageCache, QUEUE_NAMES, RedisKeys, isRedisCluster, redisPrimaries } from '@trawl/queue';
 import { FixtureSite, GeneratedSite, RedisClusterFixture, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
 import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 /**
- * The whole system on a real 3-master Redis Cluster (`REDIS_URL=redis+cluster://...`): the API in
- * this process, two worker processes. Scrape (and a cache hit), team admission, cancellation marks
- * across slots, the cluster gauges, and a crawl (followed on its WebSocket stream: crawl events over
- * pub/sub) during which a worker is SIGKILLed: every page once.
+ * The whole system on a real 3-master Redis Cluster (`REDIS_URL=redis+cluster://...`): the API and
+ * a worker in this process, and one worker process (loaded while the first tests run: a process
+ * start costs seconds). Scrape (and a cache hit) with BullMQ keys under the queue's own hash tag,
+ * team admission, cancellation marks across slots, the cluster gauges, and a crawl (followed on its
+ * WebSocket stream: crawl events over pub/sub) during which the worker process is SIGKILLed (the
+ * in-process worker takes over its pages): every page once.
  */
 const PAGES = 80;
 /** The key layout of the API and workers (default TRAWL_REDIS_PREFIX). */
-const DEPLOYMENT_KEYS = new RedisKeys('trawl');
+const DEPLOYMENT_KEYS = new RedisKeys('trawl', { cluster: true });
 
 let redisCluster: RedisClusterFixture;
 let cluster: TestCluster;
 let site: GeneratedSite;
 let origin: FixtureSite;
 const workers: WorkerProcess[] = [];
+/** The worker process, started in beforeAll and awaited by the crawl test (it loads while the first tests run). */
+let workerProcess: Promise<WorkerProcess>;
 /** Every worker process started (the killed one too), for CLUSTER_DEBUG. */
 const everyWorker: WorkerProcess[] = [];
 const gate = new EventEmitter();
@@ -48,8 +52,9 @@ beforeAll(async () => {
     TRAWL_CRAWL_STALE_AFTER_MS: '3000',
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '1000',
     TRAWL_WORKER_CONCURRENCY: '4',
-  }, { worker: false, redisUrl: redisCluster.url });
-  workers.push(...(await Promise.all([spawnWorker(), spawnWorker()])));
+  }, { redisUrl: redisCluster.url });
+  workerProcess = spawnWorker();
+  workerProcess.then((w) => workers.push(w), () => undefined);
 }, 60_000);
 
 async function spawnWorker(): Promise<WorkerProcess> {
@@ -60,14 +65,25 @@ async function spawnWorker(): Promise<WorkerProcess> {
 
 afterAll(async () => {
   if (process.env.CLUSTER_DEBUG && cluster) {
-    // How the work spread over the primaries (the BullMQ queues share one hash tag: one node).
+    // How the work spread over the primaries (each BullMQ queue has its own hash tag), and which
+    // queues each primary holds.
+    const all: Array<{ port: number | undefined; calls: number; queues: string[]; cpu: string | undefined }> = [];
     for (const node of redisPrimaries(cluster.redis)) {
       const stats = await node.info('commandstats');
       const calls = [...stats.matchAll(/calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-      const cpu = await node.info('cpu');
-      const bull = (await node.call('CLUSTER', 'KEYSLOT', '{trawl}:bull:scrape:wait')) as number;
-      const own = ((await node.call('CLUSTER', 'COUNTKEYSINSLOT', String(bull))) as number) > 0;
-      process.stderr.write(`primary ${node.options.port}: ${calls} calls${own ? ' (BullMQ slot)' : ''}; ${/used_cpu_user:([\d.]+)/.exec(cpu)?.[1]} s user cpu\n`);
+      const cpu = /used_cpu_user:([\d.]+)/.exec(await node.info('cpu'))?.[1];
+      const slots = (await node.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+      const own = slots.filter(([, , master]) => master[1] === node.options.port);
+      const queues: string[] = [];
+      for (const q of QUEUE_NAMES) {
+        const slot = (await node.call('CLUSTER', 'KEYSLOT', `${DEPLOYMENT_KEYS.bullPrefix(q)}:${q}:wait`)) as number;
+        if (own.some(([from, to]) => slot >= from && slot <= to)) queues.push(q);
+      }
+      all.push({ port: node.options.port, calls, queues, cpu });
+    }
+    const total = all.reduce((n, p) => n + p.calls, 0);
+    for (const p of all) {
+      process.stderr.write(`primary ${p.port}: ${p.calls} calls (${(100 * p.calls / total).toFixed(0)}%), queues ${p.queues.join(',') || '-'}; ${p.cpu} s user cpu\n`);
     }
   }
   if (process.env.CLUSTER_DEBUG) {
@@ -77,6 +93,7 @@ afterAll(async () => {
   }
   held = false;
   gate.emit('release');
+  await workerProcess?.catch(() => undefined);
   for (const w of workers) await kill(w.child, 'SIGKILL');
   await cluster?.stop();
   await site?.close();
@@ -94,6 +111,14 @@ describe('on a 3-master Redis Cluster', () => {
     expect(again.status).toBe(200);
     expect(again.body.data.metadata.cacheState).toBe('hit');
     expect(origin.hits.get('/hello')).toBe(1);
+    // The scrape queue lives under its own hash tag (not the one tag all queues share on a single
+    // Redis), and the cluster gauges read it there.
+    const scrapeIds = `${DEPLOYMENT_KEYS.bullPrefix('scrape')}:scrape:id`;
+    expect(DEPLOYMENT_KEYS.bullPrefix('scrape')).toBe('{trawl:scrape}:bull');
+    expect(await cluster.redis.exists(scrapeIds)).toBe(1);
+    expect(await cluster.redis.exists('{trawl}:bull:scrape:id')).toBe(0);
+    const scrapeStats = (await new ClusterStats(cluster.redis, DEPLOYMENT_KEYS).queues()).find((q) => q.queue === 'scrape');
+    expect(scrapeStats?.counts.completed).toBeGreaterThanOrEqual(1);
   });
 
   it('admission: a team limited to 1 runs one job at a time; the second waits and says so', async () => {
@@ -140,6 +165,7 @@ describe('on a 3-master Redis Cluster', () => {
   });
 
   it('a crawl during which a worker is SIGKILLed: every page exactly once, slots back to 0', async () => {
+    const victim = await workerProcess;
     const team = await cluster.team({ concurrency: 6, ratePerMinute: 100_000 });
     const expected = site.reachable();
     const start = await cluster.call('POST', '/v2/crawl', {
@@ -155,8 +181,7 @@ describe('on a 3-master Redis Cluster', () => {
       return s.completed >= 20 || s.status !== 'scraping' ? s : undefined;
     }, { what: 'the crawl to reach 20 pages', timeoutMs: 60_000 });
     expect(mid.status).toBe('scraping');
-    await kill(workers.shift()!.child, 'SIGKILL');
-    workers.push(await spawnWorker());
+    await kill(victim.child, 'SIGKILL');
 
     const final = await waitFor(async () => {
       const s = await status();

@@ -3,7 +3,9 @@
 // Each phase runs twice: once under MONITOR, which tells commands sent by clients from commands run
 // inside Lua scripts; once without, for Redis CPU (INFO cpu) and INFO commandstats. Not a benchmark
 // (no `.bench.mjs` suffix: `npm run bench` does not run it); figures feed the README's sizing paragraph.
-//   node scripts/bench/redis-commands.mjs [--scrapes 300] [--pages 500] [--parallel 8]
+// `--cluster 3` runs on a Redis Cluster of that many primaries (redis-server children) instead, and
+// also tells each primary's share of the commands (the hottest one limits a Cluster).
+//   node scripts/bench/redis-commands.mjs [--scrapes 300] [--pages 500] [--parallel 8] [--cluster 3]
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,13 +15,14 @@ import { ROOT, arg } from './bench-cluster.mjs';
 const SCRAPES = arg('scrapes', 300);
 const PAGES = arg('pages', 500);
 const PARALLEL = arg('parallel', 8);
+const CLUSTER = arg('cluster', 0);
 
 const { RedisProcess } = await import(join(ROOT, 'packages/queue/dist/index.js'));
 const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/index.js'));
 const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
 const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
 const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
-const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/index.js'));
+const { GeneratedSite, RedisClusterFixture } = await import(join(ROOT, 'packages/testing/dist/index.js'));
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
 
 const html = `<html><head><title>Page</title></head><body><main><h1>A page</h1>${'<p>Some text of an article, long enough to convert. </p>'.repeat(40)}</main></body></html>`;
@@ -32,7 +35,7 @@ const origin = `http://127.0.0.1:${site.address().port}`;
 const generated = await GeneratedSite.start({ pages: PAGES, branching: 8, latencyMs: 0, robots: false, sitemap: 'none' });
 
 const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-commands-'));
-const redisProc = await new RedisProcess({ dir, appendonly: false }).start();
+const redisProc = CLUSTER > 0 ? await RedisClusterFixture.start({ masters: CLUSTER }) : await new RedisProcess({ dir, appendonly: false }).start();
 const env = {
   REDIS_URL: redisProc.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
   TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', TRAWL_CRAWL_HOST_RATE_PER_SEC: '100000',
@@ -43,7 +46,8 @@ const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger }
 const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
 const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
 await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
-const admin = new Redis(redisProc.url);
+/** One plain connection to every primary (MONITOR, INFO and CONFIG are per node). */
+const admins = CLUSTER > 0 ? redisProc.ports.map((port) => new Redis({ host: '127.0.0.1', port })) : [new Redis(redisProc.url)];
 
 async function call(method, path, body) {
   const res = await fetch(api.url + path, {
@@ -76,38 +80,78 @@ async function crawl() {
 }
 
 const cpu = async () => {
-  const info = await admin.info('cpu');
-  const f = (k) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)[1]);
-  return f('used_cpu_sys') + f('used_cpu_user');
+  let total = 0;
+  for (const admin of admins) {
+    const info = await admin.info('cpu');
+    const f = (k) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)[1]);
+    total += f('used_cpu_sys') + f('used_cpu_user');
+  }
+  return total;
 };
 
-/** Runs `fn` under MONITOR: [client commands, commands inside scripts] per page. */
+/**
+ * The key family a command works on, by the hash tag of its first tagged argument: a BullMQ queue,
+ * a team, a crawl, the page cache; `other` for untagged keys (results, cancellations, hosts...).
+ */
+function family(args) {
+  for (const a of args.slice(1)) {
+    // A key's tag: a brace with no quote or space before or inside it (not JSON in a job payload).
+    const tag = /^[^{}"\s]*\{([^{}"\s]+)\}/.exec(String(a))?.[1];
+    if (tag === undefined) continue;
+    if (tag.includes(':') && !/^[tcmuxs]:/.test(tag)) return `bull ${tag.split(':').pop()}`;
+    if (tag === 'trawl') return 'bull (one tag)';
+    if (tag.startsWith('t:')) return 'team';
+    if (tag.startsWith('c:')) return 'crawl';
+    if (/^c\d+$/.test(tag)) return 'page cache';
+    return 'other';
+  }
+  return 'other';
+}
+
+/** Runs `fn` under MONITOR: [client commands, commands inside scripts] per page, and the commands by key family. */
 async function counted(fn) {
-  const monitor = await admin.monitor();
+  const monitors = await Promise.all(admins.map((admin) => admin.monitor()));
   let client = 0;
   let lua = 0;
-  monitor.on('monitor', (_time, args, source) => {
-    if (String(source).includes('lua')) lua++;
-    else if (!['monitor', 'info', 'config'].includes(String(args[0]).toLowerCase())) client++;
-  });
+  const families = new Map();
+  for (const monitor of monitors) {
+    monitor.on('monitor', (_time, args, source) => {
+      if (String(source).includes('lua')) lua++;
+      else if (!['monitor', 'info', 'config', 'cluster'].includes(String(args[0]).toLowerCase())) client++;
+      else return;
+      const f = family(args);
+      families.set(f, (families.get(f) ?? 0) + 1);
+    });
+  }
   const pages = await fn();
   await new Promise((r) => setTimeout(r, 300)); // the last MONITOR lines
-  monitor.disconnect();
-  return { client: client / pages, lua: lua / pages };
+  for (const monitor of monitors) monitor.disconnect();
+  return { client: client / pages, lua: lua / pages, families: [...families].sort((a, b) => b[1] - a[1]).map(([f, n]) => [f, n / (client + lua)]) };
 }
 
 /** Runs `fn` without MONITOR: Redis CPU ms per page and the top commands (calls per page). */
 async function timed(fn) {
-  await admin.config('RESETSTAT');
+  for (const admin of admins) await admin.config('RESETSTAT');
   const c0 = await cpu();
   const t0 = performance.now();
   const pages = await fn();
   const wallS = (performance.now() - t0) / 1000;
   const cpuMs = ((await cpu()) - c0) * 1000;
-  const stats = await admin.info('commandstats');
-  const top = [...stats.matchAll(/^cmdstat_(\S+?):calls=(\d+)/gm)].map(([, name, calls]) => [name, Number(calls) / pages])
-    .filter(([name]) => !['info', 'config'].includes(name)).sort((a, b) => b[1] - a[1]).slice(0, 8);
-  return { cpuMsPerPage: cpuMs / pages, pagesPerSec: pages / wallS, top };
+  const byName = new Map();
+  const perNode = [];
+  for (const admin of admins) {
+    const stats = await admin.info('commandstats');
+    let calls = 0;
+    for (const [, name, n] of stats.matchAll(/^cmdstat_(\S+?):calls=(\d+)/gm)) {
+      if (['info', 'config', 'cluster'].includes(name)) continue;
+      byName.set(name, (byName.get(name) ?? 0) + Number(n));
+      calls += Number(n);
+    }
+    perNode.push(calls);
+  }
+  const top = [...byName].map(([name, calls]) => [name, calls / pages]).sort((a, b) => b[1] - a[1]).slice(0, 8);
+  const total = perNode.reduce((a, b) => a + b, 0);
+  return { cpuMsPerPage: cpuMs / pages, pagesPerSec: pages / wallS, top, shares: perNode.map((n) => n / total) };
 }
 
 // Warm-up (JIT, pools, script loading).
@@ -126,14 +170,20 @@ for (const [name, make] of phases) {
   rows.push({ name, ...counts, ...cost });
 }
 
-console.log(`\n## Redis cost per page (${PARALLEL} in flight; one worker and the API in-process)\n`);
+console.log(`\n## Redis cost per page (${PARALLEL} in flight; one worker and the API in-process${CLUSTER > 0 ? `; Redis Cluster of ${CLUSTER} primaries` : ''})\n`);
 console.log('| work | commands sent by clients / page | commands run inside scripts / page | Redis CPU ms / page | pages/s here |');
 console.log('|---|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.client.toFixed(1)} | ${r.lua.toFixed(1)} | ${r.cpuMsPerPage.toFixed(3)} | ${r.pagesPerSec.toFixed(0)} |`);
 console.log('\nTop commands per page (calls, commandstats, scripts included):');
 for (const r of rows) console.log(`- ${r.name}: ${r.top.map(([n, c]) => `${n} ${c.toFixed(1)}`).join(', ')}`);
+console.log('\nShare of the commands by key family (MONITOR; a family is one slot, except `other` and the page cache):');
+for (const r of rows) console.log(`- ${r.name}: ${r.families.map(([f, x]) => `${f} ${(100 * x).toFixed(0)}%`).join(', ')}`);
+if (CLUSTER > 0) {
+  console.log('\nShare of the commands per primary (commandstats; the hottest first):');
+  for (const r of rows) console.log(`- ${r.name}: ${[...r.shares].sort((a, b) => b - a).map((x) => `${(100 * x).toFixed(0)}%`).join(', ')}`);
+}
 
-admin.disconnect();
+for (const admin of admins) admin.disconnect();
 await api.close({ graceMs: 1000 });
 await worker.close({ graceMs: 1000 });
 await redisProc.stop();

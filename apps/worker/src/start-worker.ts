@@ -159,7 +159,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const consumeQueue = (queue: string, handler: JobHandler, concurrency: number) => {
     const worker = new Worker(queue, lifecycleHandler(queue, handler, { metrics, shutdown: shutdown.signal }), {
       connection: bullConnection,
-      prefix: keys.bullPrefix(),
+      prefix: keys.bullPrefix(queue),
       concurrency,
       lockDuration: config.TRAWL_JOB_LOCK_MS,
       stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
@@ -233,7 +233,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     workers.push(startWebhookWorker(config, {
-      connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal,
+      connection: bullConnection, prefix: keys.bullPrefix('webhook'), logger, registry, shutdown: shutdown.signal,
       wrap: (handler) => lifecycleHandler('webhook', handler, { metrics, shutdown: shutdown.signal }),
       onWorker: (worker) => countStalled(worker, 'webhook', metrics),
     }));

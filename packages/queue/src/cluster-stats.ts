@@ -96,7 +96,7 @@ export class ClusterStats {
     // Sent together (one round trip); the one declared key routes each call to its queue's slot
     // (all the queue's keys share the hash tag).
     const replies = await Promise.all(QUEUE_NAMES.map((queue) => {
-      const base = `${this.keys.bullPrefix()}:${queue}:`;
+      const base = `${this.keys.bullPrefix(queue)}:${queue}:`;
       return queueStatsScript.run(this.redis, [`${base}wait`], [base, String(now)]);
     }));
     return QUEUE_NAMES.map((queue, i) => {

@@ -56,7 +56,17 @@ export class RedisClusterFixture {
     const nodes: ClusterNodeProcess[] = [];
     const fixture = new RedisClusterFixture(nodes, dir);
     try {
-      for (let i = 0; i < count; i++) nodes.push(await startNode(join(dir, `node-${i}`), i));
+      // Started together: a new primary reports the cluster ok only ~2 s after its own start
+      // (Redis' writable delay), so the nodes' delays run at once.
+      const ports: number[] = [];
+      while (ports.length < count * 2) {
+        const port = await freePort();
+        if (!ports.includes(port)) ports.push(port);
+      }
+      const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startNode(join(dir, `node-${i}`), i, ports[2 * i]!, ports[2 * i + 1]!)));
+      for (const r of started) if (r.status === 'fulfilled') nodes.push(r.value);
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
       await fixture.form();
     } catch (err) {
       await fixture.stop();
@@ -93,11 +103,8 @@ export class RedisClusterFixture {
   }
 }
 
-async function startNode(dir: string, index: number): Promise<ClusterNodeProcess> {
+async function startNode(dir: string, index: number, port: number, busPort: number): Promise<ClusterNodeProcess> {
   mkdirSync(dir); // one folder per node: nodes.conf is per node
-  const port = await freePort();
-  let busPort = await freePort();
-  while (busPort === port) busPort = await freePort();
   const child = spawn('redis-server', [
     '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000',
