@@ -266,19 +266,6 @@ finish(ARGV[2], tonumber(ARGV[1]))
 return out
 `;
 
-/**
- * HOST_SLOT: reserves the next request slot of a host shared by every worker (a per-host rate).
- * KEYS[1] the host's next-free-time key. ARGV[1] now ms, ARGV[2] interval ms. Returns the reserved
- * start time (now, or later when the host is busy).
- */
-const HOST_SLOT_LUA = `
-local now = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
-redis.call('SET', KEYS[1], slot + interval, 'PX', math.ceil(slot + interval - now + 60000))
-return slot
-`;
-
 /** The eight keys of one crawl, in the order above (`RedisKeys.crawl`). */
 const CRAWL_KEYS = 8;
 
@@ -323,7 +310,3 @@ export const endScript = defineScript({
   },
 });
 
-export const hostSlotScript = defineScript({
-  name: 'trawlHostSlot', numberOfKeys: 1, lua: HOST_SLOT_LUA,
-  decode: (reply) => Number(reply),
-});
