@@ -121,8 +121,11 @@ function startChild(script, env = {}) {
     for (let i; (i = buf.indexOf('\n')) >= 0; ) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
-      if (!line.startsWith('{')) continue;
-      lines.push(JSON.parse(line));
+      // The child's own answers carry \`bench\`; anything else (logs) goes to stderr.
+      let msg;
+      try { msg = JSON.parse(line); } catch { msg = undefined; }
+      if (!msg?.bench) { process.stderr.write(line + '\n'); continue; }
+      lines.push(msg);
       for (const w of waiters.splice(0)) w();
     }
   });
@@ -161,14 +164,14 @@ const { startEmbedded } = await import(${JSON.stringify(join(ROOT, 'apps/cli/dis
 const handle = await startEmbedded({ ...process.env });
 const team = await handle.api.teams.resolveKey(handle.apiKey);
 await handle.api.teams.update(team.id, { concurrency: Number(process.env.BENCH_TEAM_CONCURRENCY), ratePerMinute: 1_000_000 });
-console.log(JSON.stringify({ url: handle.api.url, key: handle.apiKey }));
-process.stdin.on('data', async () => { await handle.stop(); console.log(JSON.stringify({ stopped: true })); process.exit(0); });
+console.log(JSON.stringify({ bench: true, url: handle.api.url, key: handle.apiKey }));
+process.stdin.on('data', async () => { await handle.stop(); console.log(JSON.stringify({ bench: true, stopped: true })); process.exit(0); });
 `;
 
 async function trawlCrawl() {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-browser-crawl-'));
   const { child, next, exited } = startChild(TRAWL_CHILD, {
-    TRAWL_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+    TRAWL_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_TRAWL_LOG_LEVEL ?? 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
     BENCH_TEAM_CONCURRENCY: String(BROWSER_CONCURRENCY),
   });
   try {
@@ -239,11 +242,13 @@ const crawler = new PlaywrightCrawler({
   },
   failedRequestHandler() { counts.failed += 1; },
 }, config);
-console.log(JSON.stringify({ ready: true }));
+console.log(JSON.stringify({ bench: true, ready: true }));
 await new Promise((r) => process.stdin.once('data', r));
+// A second line on stdin: the deadline passed; the crawl stops where it is.
+process.stdin.once('data', () => void crawler.autoscaledPool?.abort());
 const t0 = performance.now();
 await crawler.run([process.env.BENCH_SEED]);
-console.log(JSON.stringify({ ...counts, elapsedMs: performance.now() - t0 }));
+console.log(JSON.stringify({ bench: true, ...counts, elapsedMs: performance.now() - t0 }));
 process.exit(0);
 `;
 
@@ -254,7 +259,7 @@ async function crawleeCrawl() {
     await next();
     const rss = sampleTree(child.pid);
     child.stdin.write('go\n');
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    const timer = setTimeout(() => child.stdin.write('stop\n'), TIMEOUT_MS);
     const r = await next();
     clearTimeout(timer);
     rss.stop();
