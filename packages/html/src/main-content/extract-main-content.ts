@@ -1,6 +1,8 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { BLOCK_TAGS, filterChildren, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BLOCK_TAGS, filterChildren, isElement, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
+import { domToText } from '../dom/dom-text.js';
+import { discountSlideshows, isMetaLine } from './article-meta.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
 import { discountTeaserLists } from './teaser-lists.js';
@@ -109,6 +111,8 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     let drop = false;
     if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
     else if (tree.hint[j] === 'comment') drop = true;
+    else if (opts.links && isCaption(tree, j)) drop = true;
+    else if (opts.links && isMetaLine(tree, j)) drop = true;
     else if (opts.teasers?.[j] === 1) drop = true;
     else if (!BLOCK_TAGS.has(el.name) && inProse(tree, j)) drop = false;
     else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
@@ -125,6 +129,50 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
   }
   if (opts.links && rootIdx >= 0) doomed.push(...findRelatedSections(tree, rootIdx, 0.3));
   removeAll(doomed);
+}
+
+/** Class words of image captions. */
+const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|captions|figcaption|bildunterschrift|legende|imagedescription|image-description|media-caption)(?:$|[\s_-])/i;
+
+/** Class words of photo credits. */
+const CREDIT_CLASS = /(?:^|[\s_-])(?:credit|credits|credito|copyright|source|photographer|fotograf|urheber|quelle|subcaption|byline)(?:$|[\s_-])/i;
+
+/** Text of a photo credit: "Foto: ...", "(Photo: ...)", "Credit: ...", "© ...", "... /Shutterstock". */
+const CREDIT_TEXT =
+  /^\(?\s*(?:©|\(c\)|(?:fotos?|bild|bilder|photos?|photograph(?:ie)?|image|credits?|crédits? photos?|crédito|créditos|kuva|zdjęcie|fot\.|źródło|quelle|copyright)\b\s*(?:by\b|:|\/|-|–)|photo(?:graph)? by\b)|(?:shutterstock|istock(?:photo)?|getty ?images|thinkstock|clipdealer|adobe ?stock|fotolia|unsplash|pixabay|dpa|afp|reuters|ap photo|imago)(?:\.com)?\s*\)?\s*$/i;
+
+/** A credit longer than this (characters) is a caption with a credit in it, or text. */
+const MAX_CREDIT_TEXT = 80;
+
+/**
+ * Photo credits: a short element of a caption (or next to an image) whose class names a credit or
+ * whose text reads as one ("Foto: Name", "(crédito: ...)", "Name/Shutterstock.com"). Captions
+ * themselves stay (readers' copies keep them); the credit line is not part of the article.
+ */
+function isCaption(tree: ScoredTree, j: number): boolean {
+  const t = tree.text[j] as number;
+  if (t === 0 || t > MAX_CREDIT_TEXT) return false;
+  const el = tree.elements[j] as Element;
+  const cls = el.attribs['class'];
+  const creditClass = cls !== undefined && CREDIT_CLASS.test(cls);
+  if (!creditClass && !CREDIT_TEXT.test(domToText(el).trim())) return false;
+  // Only where pictures are: in a figure or caption, or beside an image.
+  for (let p = j, up = 0; p >= 0 && up < 4; p = tree.parent[p] as number, up++) {
+    const pe = tree.elements[p] as Element;
+    if (pe.name === 'figure' || pe.name === 'picture' || pe.name === 'figcaption') return true;
+    const pc = pe.attribs['class'];
+    if (pc !== undefined && CAPTION_CLASS.test(pc)) return true;
+  }
+  const parent = el.parent;
+  return parent !== null && isElement(parent) && hasImage(parent);
+}
+
+function hasImage(el: Element): boolean {
+  for (const c of el.children) {
+    if (!isElement(c)) continue;
+    if (c.name === 'img' || c.name === 'picture' || c.name === 'figure' || hasImage(c)) return true;
+  }
+  return false;
 }
 
 /**
@@ -172,6 +220,7 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   // Hidden elements and form controls never carry readable content.
   removeAll(tree.invisible);
   const teasers = discountTeaserLists(tree);
+  discountSlideshows(tree, teasers);
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);

@@ -1,0 +1,125 @@
+import type { AnyNode, Element } from 'domhandler';
+import { isElement, isText } from '../dom/dom-helpers.js';
+import { domToText } from '../dom/dom-text.js';
+import type { ScoredTree } from './score-tree.js';
+
+/**
+ * Lines about the article rather than of it: bylines with dates, "posted in" / category / tag lines,
+ * reading times, update stamps, comment-policy and login notices, newsletter and "have a tip?" pitches,
+ * advertising labels. Matched on the start of a short block's whole text, in several languages.
+ */
+const META_LINE = new RegExp(
+  '^(?:' +
+    [
+      // publication stamps and taxonomy
+      'this (?:entry|post|article) was (?:posted|published|filed)', 'posted (?:on|in|by|at)\\b', 'filed (?:under|in)\\b',
+      'last (?:modified|updated|edited)\\b', 'published (?:on|at)?\\s*[:\\d]', 'updated (?:on|at)?\\s*[:\\d]',
+      'categor(?:y|ies)\\s*:', 'tags?\\s*:', 'topics?\\s*:', 'release date\\s*:',
+      'erstellt am\\b', 'veröffentlicht am\\b', 'aktualisiert(?: am)?\\s*[:\\d]', 'zuletzt (?:aktualisiert|geändert|bearbeitet)\\b',
+      'der beitrag wurde am\\b', 'dieser (?:beitrag|eintrag|artikel) wurde (?:am|unter|in)\\b', 'kategorien?\\s*:', 'schlagw(?:ö|o)rte?r?\\s*:', 'themen\\s*:',
+      'publié le\\b', 'mis à jour le\\b', 'catégories?\\s*:', 'opublikowano\\b', 'aktualizacja\\s*:', 'kategori[ae]\\s*:',
+      'publicado (?:el|en)\\b', 'actualizado (?:el|a las)\\b', 'categorías?\\s*:', 'etiquetas\\s*:',
+      '\\d+\\s*min(?:ute)?s?\\.? read\\b', 'lesezeit\\s*:?\\s*\\d', 'temps de lecture\\b', 'czas czytania\\b',
+      // notices and pitches
+      'have a (?:news )?tip\\b', 'got a (?:news )?tip\\b', 'sign up for (?:our|the)\\b.*newsletter', 'subscribe (?:now )?to (?:our|the)\\b',
+      'abonnieren sie (?:jetzt )?unsere?n?\\b', 'melden sie sich (?:jetzt )?für (?:unseren|den) newsletter', 'zum newsletter\\b',
+      'you must be logged in to\\b', 'sie müssen (?:sich )?(?:angemeldet|eingeloggt|einloggen)', 'bitte (?:melden sie sich an|registrieren sie sich)',
+      'comments? (?:are|is) (?:closed|moderated)\\b', 'kommentare sind (?:geschlossen|deaktiviert)', 'die kommentarfunktion\\b',
+      'gefällt mir\\b', 'like this:', 'wird geladen', 'share this:', 'teilen mit:', 'diesen (?:beitrag|artikel) teilen',
+      'advertisement\\s*:?$', 'anzeige\\s*:?$', '- ?anzeige ?-$', 'werbung\\s*:?$', 'reklama\\s*:?$', 'publicidad\\s*:?$',
+    ].join('|') +
+    ')',
+  'i',
+);
+
+/** A meta line longer than this (characters) is text of the article that happens to start alike. */
+const MAX_META_TEXT = 160;
+
+/** Elements that hold one line of meta; inline elements are judged by their block. */
+const LINE_TAGS: ReadonlySet<string> = new Set(['p', 'div', 'span', 'small', 'time', 'li', 'dd', 'dt', 'h6', 'h5', 'em', 'i', 'strong', 'b']);
+
+/**
+ * True when element `j` is a short line of article meta (see META_LINE) that is not the whole of its
+ * parent's text only when the parent is larger than it (a byline of a teaser card goes with the card).
+ */
+export function isMetaLine(tree: ScoredTree, j: number): boolean {
+  const t = tree.text[j] as number;
+  if (t === 0 || t > MAX_META_TEXT) return false;
+  const el = tree.elements[j] as Element;
+  if (!LINE_TAGS.has(el.name)) return false;
+  return META_LINE.test(domToText(el).trim());
+}
+
+/** "3/50", "3 of 50", "3 von 50", "3 de 50", "3 sur 50", "3 z 50": the counter of a slideshow slide. */
+const SLIDE_COUNTER = /^\s*(\d{1,3})\s*(?:\/|of|von|de|sur|z|di)\s*(\d{1,3})\b/i;
+
+/** A slideshow needs this many numbered slides. */
+const MIN_SLIDES = 3;
+
+/**
+ * True when element `j` is the caption list of a slideshow: at least MIN_SLIDES children whose text
+ * starts with a slide counter ("1/50 ...") of the same total, holding most of the children. Galleries
+ * repeat picture captions that a reader's copy of the article leaves out.
+ */
+function isSlideshow(tree: ScoredTree, j: number): boolean {
+  const end = j + (tree.size[j] as number);
+  let children = 0;
+  let slides = 0;
+  let total = '';
+  for (let c = j + 1; c < end; c += tree.size[c] as number) {
+    if ((tree.text[c] as number) === 0) continue;
+    children++;
+    const m = SLIDE_COUNTER.exec(firstText(tree.elements[c] as Element));
+    if (m === null || Number(m[1]) > Number(m[2])) continue;
+    if (total === '') total = m[2] as string;
+    if (m[2] === total) slides++;
+  }
+  return slides >= MIN_SLIDES && slides >= children * 0.6;
+}
+
+/** The first non-blank text node below `el` (up to 40 characters of it). */
+function firstText(el: Element): string {
+  const stack: AnyNode[] = [...el.children].reverse();
+  while (stack.length > 0) {
+    const n = stack.pop() as AnyNode;
+    if (isText(n)) {
+      if (/\S/.test(n.data)) return n.data.slice(0, 40);
+    } else if (isElement(n)) {
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as AnyNode);
+    }
+  }
+  return '';
+}
+
+/** Slideshows are discounted only when the rest of the page has this much prose relative to them. */
+const MIN_OWN_PROSE = 0.25;
+
+/**
+ * Finds slideshow caption lists (see isSlideshow), takes their scores out of their ancestors (a
+ * gallery of fifty captions outweighs the article it illustrates) and marks them in `marks` for
+ * removal. A page that is only a slideshow keeps it.
+ */
+export function discountSlideshows(tree: ScoredTree, marks: Uint8Array): void {
+  const n = tree.elements.length;
+  const found: number[] = [];
+  let showPositive = 0;
+  for (let i = 0; i < n; i++) {
+    if ((tree.size[i] as number) < 4 || marks[i] === 1 || !isSlideshow(tree, i)) continue;
+    found.push(i);
+    showPositive += tree.positive[i] as number;
+    i += (tree.size[i] as number) - 1;
+  }
+  if (found.length === 0) return;
+  let pagePositive = 0;
+  for (let i = 0; i < n; i++) if (tree.parent[i] === -1) pagePositive += tree.positive[i] as number;
+  if (pagePositive - showPositive < showPositive * MIN_OWN_PROSE) return;
+  for (const i of found) {
+    marks[i] = 1;
+    const dScore = -(tree.score[i] as number);
+    const dPositive = -(tree.positive[i] as number);
+    for (let a = i; a >= 0; a = tree.parent[a] as number) {
+      tree.score[a] = (tree.score[a] as number) + dScore;
+      tree.positive[a] = (tree.positive[a] as number) + dPositive;
+    }
+  }
+}
