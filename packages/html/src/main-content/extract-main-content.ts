@@ -224,6 +224,7 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);
+  const leads = findLeads(tree, best);
   prune(tree, best, { links: true, teasers });
   const el = tree.elements[best] as Element;
   let doc: Document;
@@ -231,11 +232,68 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
     doc = new Document(el.children);
     el.children = [];
   } else {
+    for (const lead of leads) removeNode(lead);
     removeNode(el);
-    doc = new Document([el]);
+    doc = new Document([...leads, el]);
   }
   relinkChildren(doc);
   return { root: doc, fallback: false };
+}
+
+/** Class words of an article's lead (standfirst, deck, summary set apart above the body). */
+const LEAD_CLASS =
+  /(?:^|[\s_-])(?:lead|leader|lede|intro|introtext|intro-text|teaser-text|teasertext|excerpt|entry-excerpt|article-excerpt|subtitle|sub-title|subheadline|subline|abstract|perex|chapo|chapeau|deck|standfirst|summary|sommario|preface|einleitung|vorspann|bajada|bodytext-intro|lead-text|leadtext|description)(?:$|[\s_-])/i;
+
+/** A lead is shorter than this (characters); longer blocks are sections of their own. */
+const MAX_LEAD_TEXT = 1200;
+
+/** How many ancestors of the content are searched for a lead before it. */
+const LEAD_LEVELS = 4;
+
+/**
+ * The article's lead when it sits outside the chosen container, in the header before it: elements
+ * before the content (among the preceding siblings of the content and of its nearest ancestors) whose
+ * class names a lead and whose text reads as prose (a sentence, few links). In document order.
+ */
+function findLeads(tree: ScoredTree, best: number): Element[] {
+  const found: number[] = [];
+  let cur = best;
+  for (let up = 0; up < LEAD_LEVELS; up++) {
+    const p = tree.parent[cur] as number;
+    if (p < 0) break;
+    for (let c = p + 1; c < cur; c += tree.size[c] as number) {
+      const text = tree.text[c] as number;
+      if (text === 0 || text > MAX_LEAD_TEXT * 3) continue;
+      const end = c + (tree.size[c] as number);
+      for (let k = c; k < end; k++) {
+        if (!isLead(tree, k)) continue;
+        found.push(k);
+        k += (tree.size[k] as number) - 1;
+      }
+    }
+    cur = p;
+  }
+  found.sort((a, b) => a - b);
+  return found.map((k) => tree.elements[k] as Element);
+}
+
+function isLead(tree: ScoredTree, k: number): boolean {
+  const text = tree.text[k] as number;
+  if (text < 40 || text > MAX_LEAD_TEXT || (tree.positive[k] as number) <= 0) return false;
+  if ((tree.linkText[k] as number) > text * 0.3 || tree.hint[k] === 'negative' || tree.hint[k] === 'comment') return false;
+  const el = tree.elements[k] as Element;
+  if (BOILERPLATE_TAGS.has(el.name) || el.name === 'a' || (tree.structured[k] as number) > 0) return false;
+  const cls = el.attribs['class'];
+  if (cls === undefined || !LEAD_CLASS.test(cls)) return false;
+  // One or two paragraphs of text, not a header block holding the title, byline and picture.
+  const end = k + (tree.size[k] as number);
+  let blocks = 0;
+  for (let j = k + 1; j < end; j++) {
+    const name = (tree.elements[j] as Element).name;
+    if (HEADING.test(name)) return false;
+    if (BLOCK_TAGS.has(name) && ++blocks > 2) return false;
+  }
+  return true;
 }
 
 /**
