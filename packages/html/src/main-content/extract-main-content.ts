@@ -87,8 +87,28 @@ function widen(tree: ScoredTree, best: number): number {
   return (tree.score[parent] as number) > 0 ? parent : best;
 }
 
-function isBoilerplate(el: Element, hint: HintKind): boolean {
-  return BOILERPLATE_TAGS.has(el.name) || el.name === 'form' || hint === 'negative' || hint === 'comment';
+function isStructuralBoilerplate(el: Element): boolean {
+  return BOILERPLATE_TAGS.has(el.name) || el.name === 'form';
+}
+
+/** Parts of a table: rows are judged with their table (a class on a row names its data, not its role). */
+const TABLE_PARTS: ReadonlySet<string> = new Set(['tr', 'td', 'th', 'tbody', 'thead', 'tfoot']);
+
+/** Tables and quotes: content that a class word alone does not remove. */
+const QUOTED_TAGS: ReadonlySet<string> = new Set(['table', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot', 'blockquote', 'q']);
+
+/**
+ * True when element `j` is, or holds, a table or a quote with prose of its own (positive score) and
+ * few links: the hinted block carries the article's data or a post it quotes.
+ */
+function holdsQuotedContent(tree: ScoredTree, j: number): boolean {
+  const text = tree.text[j] as number;
+  if (text === 0 || (tree.linkText[j] as number) > text * 0.5) return false;
+  const end = j + (tree.size[j] as number);
+  for (let k = j; k < end; k++) {
+    if (QUOTED_TAGS.has((tree.elements[k] as Element).name) && (tree.positive[k] as number) > 0) return true;
+  }
+  return false;
 }
 
 /**
@@ -115,7 +135,11 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     else if (opts.links && isMetaLine(tree, j)) drop = true;
     else if (opts.teasers?.[j] === 1) drop = true;
     else if (!BLOCK_TAGS.has(el.name) && inProse(tree, j)) drop = false;
-    else if (isBoilerplate(el, tree.hint[j] as HintKind) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
+    else if (isStructuralBoilerplate(el) && (score <= 0 || (tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE)) drop = true;
+    // A class word alone never removes quoted or tabular content ("player-580" rows of a standings
+    // table, a "social-media-embed" post the article quotes): those must also read as boilerplate.
+    else if (tree.hint[j] === 'negative' && TABLE_PARTS.has(el.name)) drop = false;
+    else if (tree.hint[j] === 'negative' && (score <= 0 || ((tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE && !holdsQuotedContent(tree, j)))) drop = true;
     else if (WHOLE_PARTS.has(el.name)) drop = false;
     else if (opts.links && score < 0 && ld > 0.5) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
