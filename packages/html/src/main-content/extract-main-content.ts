@@ -94,6 +94,63 @@ function isStructuralBoilerplate(el: Element): boolean {
 /** Parts of a table: rows are judged with their table (a class on a row names its data, not its role). */
 const TABLE_PARTS: ReadonlySet<string> = new Set(['tr', 'td', 'th', 'tbody', 'thead', 'tfoot']);
 
+/**
+ * Link-dense blocks that are content: a data table whose cells are not all links (a first column of
+ * links beside columns of data), or a sentence built around one link (text before or after the link,
+ * ending as a sentence, between paragraphs of prose).
+ */
+function isLinkedContent(tree: ScoredTree, j: number): boolean {
+  const el = tree.elements[j] as Element;
+  if (el.name === 'table') return isDataTable(tree, j);
+  if (el.name !== 'p') return false;
+  const end = j + (tree.size[j] as number);
+  let links = 0;
+  for (let k = j + 1; k < end; k++) if ((tree.elements[k] as Element).name === 'a' && ++links > 1) return false;
+  const text = tree.text[j] as number;
+  const own = text - (tree.linkText[j] as number);
+  if (links !== 1 || own < 12) return false;
+  const words = domToText(el).trim();
+  if (!/[.!?:;…"”)]$/.test(words)) return false;
+  return hasProseSibling(tree, j);
+}
+
+/** True when a sibling element right before or after `j` scores as prose. */
+function hasProseSibling(tree: ScoredTree, j: number): boolean {
+  const el = tree.elements[j] as Element;
+  const prev = elementSibling(el, -1);
+  const next = elementSibling(el, 1);
+  for (const sib of [prev, next]) {
+    if (sib === null) continue;
+    const k = tree.elements.indexOf(sib, j > 200 ? j - 200 : 0);
+    if (k >= 0 && (tree.score[k] as number) > 0) return true;
+  }
+  return false;
+}
+
+function elementSibling(el: Element, dir: 1 | -1): Element | null {
+  let n: AnyNode | null = dir > 0 ? el.next : el.prev;
+  while (n !== null && !isElement(n)) n = dir > 0 ? n.next : n.prev;
+  return n;
+}
+
+/** A table of at least two rows and two columns in which at least a third of the cells are not links. */
+function isDataTable(tree: ScoredTree, j: number): boolean {
+  const end = j + (tree.size[j] as number);
+  let rows = 0;
+  let cells = 0;
+  let dataCells = 0;
+  for (let k = j + 1; k < end; k++) {
+    const name = (tree.elements[k] as Element).name;
+    if (name === 'tr') rows++;
+    else if (name === 'td' || name === 'th') {
+      cells++;
+      const t = tree.text[k] as number;
+      if (t > 0 && (tree.linkText[k] as number) < t * 0.5) dataCells++;
+    }
+  }
+  return rows >= 2 && cells >= rows * 2 && dataCells >= cells / 3;
+}
+
 /** Tables and quotes: content that a class word alone does not remove. */
 const QUOTED_TAGS: ReadonlySet<string> = new Set(['table', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot', 'blockquote', 'q']);
 
@@ -141,7 +198,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     else if (tree.hint[j] === 'negative' && TABLE_PARTS.has(el.name)) drop = false;
     else if (tree.hint[j] === 'negative' && (score <= 0 || ((tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE && !holdsQuotedContent(tree, j)))) drop = true;
     else if (WHOLE_PARTS.has(el.name)) drop = false;
-    else if (opts.links && score < 0 && ld > 0.5) drop = true;
+    else if (opts.links && score < 0 && ld > 0.5 && !isLinkedContent(tree, j)) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
     else if (opts.links && el.name === 'header' && score < 0 && ld > 0.3) drop = true;
     // Label soup: player controls, option pickers, date/tag strips. No prose, no structure.
