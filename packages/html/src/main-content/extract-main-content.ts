@@ -198,7 +198,8 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     else if (tree.hint[j] === 'negative' && TABLE_PARTS.has(el.name)) drop = false;
     else if (tree.hint[j] === 'negative' && (score <= 0 || ((tree.positive[j] as number) < rootPositive * NEG_KEEP_SHARE && !holdsQuotedContent(tree, j)))) drop = true;
     else if (WHOLE_PARTS.has(el.name)) drop = false;
-    else if (opts.links && score < 0 && ld > 0.5 && !isLinkedContent(tree, j)) drop = true;
+    else if (opts.links && score < 0 && isLinkedContent(tree, j)) drop = false;
+    else if (opts.links && score < 0 && ld > 0.5) drop = true;
     else if (opts.links && HEADING.test(el.name) && ld > 0.9 && !hasProseNext(tree, j)) drop = true;
     else if (opts.links && el.name === 'header' && score < 0 && ld > 0.3) drop = true;
     // Label soup: player controls, option pickers, date/tag strips. No prose, no structure.
@@ -220,7 +221,7 @@ const CREDIT_CLASS = /(?:^|[\s_-])(?:credit|credits|credito|copyright|source|pho
 
 /** Text of a photo credit: "Foto: ...", "(Photo: ...)", "Credit: ...", "© ...", "... /Shutterstock". */
 const CREDIT_TEXT =
-  /^\(?\s*(?:©|\(c\)|(?:fotos?|bild|bilder|photos?|photograph(?:ie)?|image|credits?|crédits? photos?|crédito|créditos|kuva|zdjęcie|fot\.|źródło|quelle|copyright)\b\s*(?:by\b|:|\/|-|–)|photo(?:graph)? by\b)|(?:shutterstock|istock(?:photo)?|getty ?images|thinkstock|clipdealer|adobe ?stock|fotolia|unsplash|pixabay|dpa|afp|reuters|ap photo|imago)(?:\.com)?\s*\)?\s*$/i;
+  /^(?:\(?\s*(?:©|\(c\)|(?:fotos?|bild|bilder|photos?|photograph(?:ie)?|image|credits?|crédits? photos?|crédito|créditos|kuva|zdjęcie|fot\.|źródło|quelle|copyright)\b\s*(?:by\b|:|\/|-|–)|photo(?:graph)? by\b)|\(?(?:[^\s/()]+(?:\s[^\s/()]+){0,3}\s*\/\s*)?(?:shutterstock|istock(?:photo)?|getty ?images|thinkstock|clipdealer|adobe ?stock|fotolia|unsplash|pixabay|dpa|afp|reuters|ap photo|imago)(?:\.com)?\s*\)?\s*$)/i;
 
 /** A credit longer than this (characters) is a caption with a credit in it, or text. */
 const MAX_CREDIT_TEXT = 80;
