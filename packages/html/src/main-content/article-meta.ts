@@ -26,11 +26,21 @@ const META_LINE = new RegExp(
       'you must be logged in to\\b', 'sie müssen (?:sich )?(?:angemeldet|eingeloggt|einloggen)', 'bitte (?:melden sie sich an|registrieren sie sich)',
       'comments? (?:are|is) (?:closed|moderated)\\b', 'kommentare sind (?:geschlossen|deaktiviert)', 'die kommentarfunktion\\b',
       'gefällt mir\\b', 'like this:', 'wird geladen', 'share this:', 'teilen mit:', 'diesen (?:beitrag|artikel) teilen',
+      'categor(?:y|ies)\\s+:', 'tags?\\s+:', 'for the latest (?:stories|news|updates)\\b', 'follow (?:us|the \\w+) on\\b', 'submit your letter\\b',
+      'we want to hear (?:from you|what you think)', 'do you want to be informed\\b', 'if you enjoyed (?:reading )?this\\b', 'never miss (?:the|a)\\b',
+      'this (?:post|article) contains (?:references|affiliate)', 'advertising disclosure', 'to view the full story\\b', 'want more stories like this',
+      'anzeige,? enthält', '\\*?werbung[.:]', 'alle angaben ohne gewähr', 'externer inhalt', 'quellen (?:ausblenden|anzeigen)', 'rezept drucken', 'bild anzeigen',
+      'unterstütze (?:uns|unsere)\\b', 'gefällt (?:dir|ihnen) unser', 'lust auf mehr\\b', 'jetzt (?:abonnieren|newsletter)',
+      'mire:', '¿ya sabías', '¡mira lo que', 'hazte (?:miembro|socio)', 'suscríbete\\b', 'zapraszamy (?:też )?do subskrypcji', 'materiał chroniony prawem', 'czytasz właśnie',
       'advertisement\\s*:?$', 'anzeige\\s*:?$', '- ?anzeige ?-$', 'werbung\\s*:?$', 'reklama\\s*:?$', 'publicidad\\s*:?$',
     ].join('|') +
     ')',
   'i',
 );
+
+/** A line that is only a date (with a weekday, a time): "03.04.2020", "11 Jan 2019", "5. Februar 2020, 10:30 Uhr". */
+const DATE_LINE =
+  /^(?:[\p{L}]+,?\s+)?(?:\d{1,2}\.?\s*(?:\d{1,2}\.|\p{L}{3,}\.?)\s*\d{4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{4}|\d{4}-\d{2}-\d{2})(?:,?\s*(?:um\s*)?\d{1,2}[:.]\d{2}(?:\s*(?:uhr|am|pm|h))?)?$/iu;
 
 /** A meta line longer than this (characters) is text of the article that happens to start alike. */
 const MAX_META_TEXT = 160;
@@ -47,7 +57,17 @@ export function isMetaLine(tree: ScoredTree, j: number): boolean {
   if (t === 0 || t > MAX_META_TEXT) return false;
   const el = tree.elements[j] as Element;
   if (!LINE_TAGS.has(el.name)) return false;
-  return META_LINE.test(domToText(el).trim());
+  if (!standsAlone(el)) return false;
+  const line = domToText(el).trim();
+  return META_LINE.test(line) || (t <= 40 && DATE_LINE.test(line));
+}
+
+/** True when no text stands beside `el` in its parent: it is a line of its own, not words of a sentence. */
+function standsAlone(el: Element): boolean {
+  const parent = el.parent;
+  if (parent === null) return true;
+  for (const c of parent.children) if (c !== el && isText(c) && /\S/.test(c.data)) return false;
+  return true;
 }
 
 /** "3/50", "3 of 50", "3 von 50", "3 de 50", "3 sur 50", "3 z 50": the counter of a slideshow slide. */

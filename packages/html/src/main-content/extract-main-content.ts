@@ -221,7 +221,7 @@ const CREDIT_CLASS = /(?:^|[\s_-])(?:credit|credits|credito|copyright|source|pho
 
 /** Text of a photo credit: "Foto: ...", "(Photo: ...)", "Credit: ...", "© ...", "... /Shutterstock". */
 const CREDIT_TEXT =
-  /^(?:\(?\s*(?:©|\(c\)|(?:fotos?|bild|bilder|photos?|photograph(?:ie)?|image|credits?|crédits? photos?|crédito|créditos|kuva|zdjęcie|fot\.|źródło|quelle|copyright)\b\s*(?:by\b|:|\/|-|–)|photo(?:graph)? by\b)|\(?(?:[^\s/()]+(?:\s[^\s/()]+){0,3}\s*\/\s*)?(?:shutterstock|istock(?:photo)?|getty ?images|thinkstock|clipdealer|adobe ?stock|fotolia|unsplash|pixabay|dpa|afp|reuters|ap photo|imago)(?:\.com)?\s*\)?\s*$)/i;
+  /^(?:\(?\s*(?:©|\(c\)|(?:fotos?|bild|bilder|photos?|photograph(?:ie)?|image|credits?|crédits? photos?|crédito|créditos|kuva|zdjęcie|fot\.|źródło|quelle|copyright)\b\s*(?:by\b|:|\/|-|–)|photo(?:graph)? by\b)|(?:shutterstock|istock|getty ?images|dpa|afp|reuters|ap|imago|epa)\s*\/|\(?(?:[^\s/()]+(?:\s[^\s/()]+){0,3}\s*\/\s*)?(?:shutterstock|istock(?:photo)?|getty ?images|thinkstock|clipdealer|adobe ?stock|fotolia|unsplash|pixabay|dpa|afp|reuters|ap photo|imago)(?:\.com)?\s*\)?\s*$)/i;
 
 /** A credit longer than this (characters) is a caption with a credit in it, or text. */
 const MAX_CREDIT_TEXT = 80;

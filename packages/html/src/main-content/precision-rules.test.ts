@@ -69,6 +69,15 @@ describe('article meta lines', () => {
     }
   });
 
+  it('drops a date standing on its own line and keeps a date inside a sentence', () => {
+    const text = mainText(page(`<div class="date">03.04.2020</div><p>${prose('Alpha', 4)}</p>
+      <ol><li>Smith, "A report". Retrieved <span class="date">2016-05-01</span>.</li></ol><p>${prose('Beta', 4)}</p>
+      <p>For the latest stories and breaking news updates download our apps.</p>`));
+    expect(text).not.toContain('03.04.2020');
+    expect(text).toContain('Retrieved 2016-05-01.');
+    expect(text).not.toContain('For the latest stories');
+  });
+
   it('keeps a long paragraph that merely starts like a meta line', () => {
     const long = `Posted on the wall of the town hall, the notice listed ${prose('Delta', 3)}`;
     const text = mainText(page(`<p>${prose('Alpha', 4)}</p><p>${long}</p>`));
