@@ -122,16 +122,73 @@ const MIN_OWN_PROSE = 0.25;
 export function discountSlideshows(tree: ScoredTree, marks: Uint8Array): void {
   const n = tree.elements.length;
   const found: number[] = [];
-  let showPositive = 0;
   for (let i = 0; i < n; i++) {
     if ((tree.size[i] as number) < 4 || marks[i] === 1 || !isSlideshow(tree, i)) continue;
     found.push(i);
-    showPositive += tree.positive[i] as number;
     i += (tree.size[i] as number) - 1;
   }
+  applyDiscount(tree, marks, found);
+}
+
+/**
+ * Relative time stamps of ticker items: "3 minutes ago", "vor 2 Stunden", "il y a 5 min", "hace 1 hora",
+ * "před 3 minutami", "2 godziny temu".
+ */
+const RELATIVE_TIME =
+  /^(?:\d+\s*(?:min(?:ute)?s?|hours?|hrs?|days?)\.?\s+ago|vor\s+\d+\s*(?:min(?:uten?)?|stunden?|std\.?|tagen?)|il y a\s+\d+\s*(?:min(?:utes?)?|heures?|h|jours?)|hace\s+\d+\s*(?:min(?:utos?)?|horas?|días?)|před\s+\d+\s*(?:minut(?:ou|ami)?|hodin(?:ou|ami)?|dny|dnem)|\d+\s*(?:min(?:ut[ęy]?)?|godzin[ęy]?|dni)\s+temu|há\s+\d+\s*(?:min(?:utos?)?|horas?|dias?))$/i;
+
+/** A ticker needs this many time-stamped items. */
+const MIN_TICKER_ITEMS = 3;
+
+/** Ancestors searched above a time stamp for the ticker that holds it. */
+const TICKER_LEVELS = 6;
+
+/**
+ * Finds tickers (news streams whose items carry relative time stamps: "před 3 minutami", "vor 5
+ * Minuten") and, like slideshows, takes them out of the scores and marks them for removal. A ticker
+ * is the lowest element with time-stamped items in at least MIN_TICKER_ITEMS different children. A
+ * page that is only a ticker (a live blog) keeps it.
+ */
+export function discountTickers(tree: ScoredTree, marks: Uint8Array): void {
+  const n = tree.elements.length;
+  // For each ancestor: the distinct children through which time stamps were reached.
+  const branches = new Map<number, Set<number>>();
+  for (let i = 0; i < n; i++) {
+    const t = tree.text[i] as number;
+    if (t === 0 || t > 40 || (tree.size[i] as number) > 3) continue;
+    if (!RELATIVE_TIME.test(domToText(tree.elements[i] as Element).trim())) continue;
+    let child = i;
+    for (let a = tree.parent[i] as number, up = 0; a >= 0 && up < TICKER_LEVELS; a = tree.parent[a] as number, up++) {
+      let set = branches.get(a);
+      if (set === undefined) branches.set(a, (set = new Set()));
+      set.add(child);
+      child = a;
+    }
+  }
+  const found: number[] = [];
+  for (const [a, set] of branches) {
+    if (set.size < MIN_TICKER_ITEMS) continue;
+    // The lowest such ancestor: skip one that contains another ticker already found below it.
+    found.push(a);
+  }
+  found.sort((x, y) => x - y);
+  const lowest: number[] = [];
+  for (let k = 0; k < found.length; k++) {
+    const a = found[k] as number;
+    const next = found[k + 1];
+    if (next !== undefined && next < a + (tree.size[a] as number)) continue;
+    lowest.push(a);
+  }
+  applyDiscount(tree, marks, lowest);
+}
+
+/** Takes the scores of `found` out of their ancestors and marks them, unless they are the page. */
+function applyDiscount(tree: ScoredTree, marks: Uint8Array, found: readonly number[]): void {
   if (found.length === 0) return;
+  let showPositive = 0;
+  for (const i of found) showPositive += tree.positive[i] as number;
   let pagePositive = 0;
-  for (let i = 0; i < n; i++) if (tree.parent[i] === -1) pagePositive += tree.positive[i] as number;
+  for (let i = 0; i < tree.elements.length; i++) if (tree.parent[i] === -1) pagePositive += tree.positive[i] as number;
   if (pagePositive - showPositive < showPositive * MIN_OWN_PROSE) return;
   for (const i of found) {
     marks[i] = 1;

@@ -2,7 +2,7 @@ import { Document, type AnyNode, type Element, type ParentNode } from 'domhandle
 import { BLOCK_TAGS, filterChildren, isElement, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
 import { domToText } from '../dom/dom-text.js';
-import { discountSlideshows, isMetaLine } from './article-meta.js';
+import { discountSlideshows, discountTickers, isMetaLine } from './article-meta.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
 import { discountTeaserLists } from './teaser-lists.js';
@@ -303,6 +303,7 @@ export function extractMainContent(body: ParentNode, opts: MainContentOptions = 
   removeAll(tree.invisible);
   const teasers = discountTeaserLists(tree);
   discountSlideshows(tree, teasers);
+  discountTickers(tree, teasers);
   const picked = pickBest(tree);
   const best = picked < 0 ? picked : narrow(tree, widen(tree, picked));
   if (best < 0 || (tree.text[best] as number) < minText) return fallbackBody(body, tree);

@@ -160,3 +160,33 @@ describe('link-dense content', () => {
     expect(text).toContain('the full report of the commission');
   });
 });
+
+describe('tickers inside the content', () => {
+  it('drops a stream of time-stamped excerpts that sits in the content container', () => {
+    const items = Array.from({ length: 5 }, (_, i) =>
+      `<div class="item"><div class="label">před ${i + 2} minutami</div><h3>Headline ${i}</h3><p>${prose(`Ticker ${i}`, 3)}</p></div>`).join('');
+    const text = mainText(page(`<h1>The story</h1><p>${prose('Alpha', 4)}</p><p>${prose('Beta', 4)}</p>
+      <h3>Právě se děje</h3><div class="stream">${items}</div>`));
+    expect(text).toContain('Alpha is a sentence');
+    expect(text).toContain('Beta is a sentence');
+    expect(text).not.toContain('Ticker 2 is a sentence');
+  });
+
+  it('keeps a live blog whose time-stamped entries are the page', () => {
+    const items = Array.from({ length: 5 }, (_, i) =>
+      `<div class="entry"><span>${i + 1} minutes ago</span><p>${prose(`Entry ${i}`, 3)}</p></div>`).join('');
+    const text = mainText(page(`<h1>Live</h1>${items}`));
+    expect(text).toContain('Entry 3 is a sentence');
+  });
+});
+
+describe('author boxes', () => {
+  it('drops an author box by its title and by its class', () => {
+    const text = mainText(page(`<p>${prose('Alpha', 5)}</p><p>${prose('Beta', 5)}</p>
+      <h4>Über den Autor</h4><div><p>Jane writes about harbours, ships and the people who work there.</p></div>
+      <div class="author-bio"><p>John studied sports science before he became a reporter, and he lives in Bonn.</p></div>`));
+    expect(text).toContain('Beta is a sentence');
+    expect(text).not.toContain('Jane writes about harbours');
+    expect(text).not.toContain('John studied sports science');
+  });
+});

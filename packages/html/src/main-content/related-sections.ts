@@ -39,6 +39,13 @@ const RELATED_TITLE_START = new RegExp(
   'i',
 );
 
+/**
+ * Titles of author boxes and contact blocks after the article: their body is prose (a bio, an
+ * address), so the block after a bare title goes with it whatever its links.
+ */
+const AUTHOR_TITLE =
+  /^(?:about the author|über (?:den|die) autor(?:in)?|zu(?:m|r) autor(?:in)?|à propos de l'auteur|sobre (?:el|la|o|a) autora?|o autorze|kontakt|pressekontakt|contact)\s*:?$/i;
+
 /** Elements that carry section titles; an inline link or a list item is never a section title. */
 const TITLE_TAGS: ReadonlySet<string> = new Set([
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'span', 'strong', 'b', 'header', 'section', 'dt', 'legend', 'figcaption',
@@ -59,7 +66,8 @@ export function findRelatedSections(tree: ScoredTree, rootIdx: number, maxShare:
     const el = tree.elements[j] as Element;
     if (!TITLE_TAGS.has(el.name)) continue;
     const title = domToText(el).trim();
-    if (!RELATED_TITLE.test(title) && !RELATED_TITLE_START.test(title)) continue;
+    const author = AUTHOR_TITLE.test(title);
+    if (!author && !RELATED_TITLE.test(title) && !RELATED_TITLE_START.test(title)) continue;
     let top = j;
     for (let p = tree.parent[top] as number; p > rootIdx; p = tree.parent[p] as number) {
       if ((tree.positive[p] as number) >= rootPositive * maxShare) break;
@@ -71,7 +79,7 @@ export function findRelatedSections(tree: ScoredTree, rootIdx: number, maxShare:
     // A bare title: the teasers are its next sibling (heading + list layout).
     const next = j + 1;
     if ((tree.text[top] as number) <= 60 && next < end && tree.parent[next] === tree.parent[top]) {
-      if ((tree.positive[next] as number) < rootPositive * maxShare && isTeaserBlock(tree, next)) {
+      if ((tree.positive[next] as number) < rootPositive * maxShare && (author || isTeaserBlock(tree, next))) {
         out.push(tree.elements[next] as Element);
         j = next + (tree.size[next] as number) - 1;
       }
