@@ -32,10 +32,14 @@ const META_LINE = new RegExp(
       'anzeige,? enthält', '\\*?werbung[.:]', 'alle angaben ohne gewähr', 'externer inhalt', 'quellen (?:ausblenden|anzeigen)', 'rezept drucken', 'bild anzeigen',
       'unterstütze (?:uns|unsere)\\b', 'gefällt (?:dir|ihnen) unser', 'lust auf mehr\\b', 'jetzt (?:abonnieren|newsletter)',
       'mire:', '¿ya sabías', '¡mira lo que', 'hazte (?:miembro|socio)', 'suscríbete\\b', 'zapraszamy (?:też )?do subskrypcji', 'materiał chroniony prawem', 'czytasz właśnie',
+      'sie sind (?:aktuell |derzeit )?nicht (?:eingeloggt|angemeldet)', 'you are not logged in', 'wir respektieren (?:deine|ihre) privatsphäre', 'we respect your privacy',
+      'zum vergrößern\\b', '(?:click|tap) (?:to|here to) enlarge', 'zurück zur (?:übersicht|listenansicht|startseite)', 'back to (?:top|overview|the list)\\b', 'video verfügbar bis\\b',
+      '\\(?noch keine bewertungen', 'war (?:der|dieser) (?:artikel|beitrag) (?:nützlich|hilfreich)', 'möchten sie (?:den|diesen) (?:artikel|beitrag) teilen', 'was this (?:article|page|post) helpful',
+      'if you(?:’|\')re (?:seeing this|already a subscriber)\\b', '(?:dieses?|den) \\p{L}+ als pdf herunterladen',
       'advertisement\\s*:?$', 'anzeige\\s*:?$', '- ?anzeige ?-$', 'werbung\\s*:?$', 'reklama\\s*:?$', 'publicidad\\s*:?$',
     ].join('|') +
     ')',
-  'i',
+  'iu',
 );
 
 /** A line that is only a date (with a weekday, a time): "03.04.2020", "11 Jan 2019", "5. Februar 2020, 10:30 Uhr". */
@@ -46,7 +50,7 @@ const DATE_LINE =
 const MAX_META_TEXT = 160;
 
 /** Elements that hold one line of meta; inline elements are judged by their block. */
-const LINE_TAGS: ReadonlySet<string> = new Set(['p', 'div', 'span', 'small', 'time', 'li', 'dd', 'dt', 'h6', 'h5', 'em', 'i', 'strong', 'b']);
+const LINE_TAGS: ReadonlySet<string> = new Set(['p', 'div', 'span', 'small', 'time', 'li', 'dd', 'dt', 'h6', 'h5', 'h4', 'h3', 'em', 'i', 'strong', 'b']);
 
 /**
  * True when element `j` is a short line of article meta (see META_LINE) that is not the whole of its

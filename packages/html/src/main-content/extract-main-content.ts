@@ -1,6 +1,6 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { BLOCK_TAGS, filterChildren, isElement, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
-import { BOILERPLATE_TAGS, isSemanticContent, type HintKind } from './boilerplate-hints.js';
+import { BOILERPLATE_TAGS, isSemanticContent } from './boilerplate-hints.js';
 import { domToText } from '../dom/dom-text.js';
 import { discountSlideshows, discountTickers, isMetaLine } from './article-meta.js';
 import { findRelatedSections } from './related-sections.js';
@@ -108,10 +108,20 @@ function isLinkedContent(tree: ScoredTree, j: number): boolean {
   for (let k = j + 1; k < end; k++) if ((tree.elements[k] as Element).name === 'a' && ++links > 1) return false;
   const text = tree.text[j] as number;
   const own = text - (tree.linkText[j] as number);
-  if (links !== 1 || own < 12) return false;
+  if (links !== 1) return false;
+  // A paragraph that is one link, in a run of paragraphs (a list of references set as paragraphs).
+  if (own === 0 && text >= 4) return inParagraphRun(el);
+  if (own < 12) return false;
   const words = domToText(el).trim();
   if (!/[.!?:;…"”)]$/.test(words)) return false;
   return hasProseSibling(tree, j);
+}
+
+/** True when the element siblings on both sides of `el` are paragraphs: it is one of a run of them. */
+function inParagraphRun(el: Element): boolean {
+  const prev = elementSibling(el, -1);
+  const next = elementSibling(el, 1);
+  return prev !== null && next !== null && prev.name === 'p' && next.name === 'p';
 }
 
 /** True when a sibling element right before or after `j` scores as prose. */

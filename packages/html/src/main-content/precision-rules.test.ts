@@ -59,12 +59,13 @@ describe('article meta lines', () => {
     const text = mainText(page(`<p class="meta">This entry was posted on May 3 by admin.</p>
       <p><small>4 min read</small></p><p>${prose('Alpha', 4)}</p>
       <div>Kategorie: News, Politik</div><p>${prose('Beta', 4)}</p>
-      <p>Sie müssen sich einloggen, um sich an einer Diskussion beteiligen zu können.</p>
+      <h3>Sie müssen sich einloggen, um sich an einer Diskussion beteiligen zu können.</h3>
+      <p>War der Artikel nützlich?</p>
       <p><strong>Have a tip? Send it to us.</strong></p>
       <p>Subscribe now to our print edition for the full story.</p>`));
     expect(text).toContain('Alpha is a sentence');
     expect(text).toContain('Beta is a sentence');
-    for (const meta of ['This entry was posted', '4 min read', 'Kategorie:', 'einloggen', 'Have a tip', 'Subscribe now']) {
+    for (const meta of ['This entry was posted', '4 min read', 'Kategorie:', 'einloggen', 'nützlich', 'Have a tip', 'Subscribe now']) {
       expect(text).not.toContain(meta);
     }
   });
@@ -151,6 +152,13 @@ describe('link-dense content', () => {
     const text = mainText(page(`<p>${prose('Intro', 5)}</p><table>${rows}</table><p>${prose('Outro', 5)}</p>`));
     expect(text).toContain('Gamma product page with details');
     expect(text).toContain('€11');
+  });
+
+  it('keeps a paragraph that is one link in a run of paragraphs', () => {
+    const text = mainText(page(`<p>${prose('Alpha', 5)}</p><p><a href="/docs/a.html">first link</a></p>
+      <p><a href="/docs/b.html">second link</a></p><p>${prose('Beta', 5)}</p>`));
+    expect(text).toContain('first link');
+    expect(text).toContain('second link');
   });
 
   it('keeps a sentence that is mostly one link between paragraphs of prose', () => {
