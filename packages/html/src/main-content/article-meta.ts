@@ -1,6 +1,5 @@
 import type { AnyNode, Element } from 'domhandler';
-import { isElement, isText } from '../dom/dom-helpers.js';
-import { domToText } from '../dom/dom-text.js';
+import { isElement, isText, textContent } from '../dom/dom-helpers.js';
 import type { ScoredTree } from './score-tree.js';
 
 /**
@@ -61,16 +60,22 @@ export function isMetaLine(tree: ScoredTree, j: number): boolean {
   if (t === 0 || t > MAX_META_TEXT) return false;
   const el = tree.elements[j] as Element;
   if (!LINE_TAGS.has(el.name)) return false;
+  // A wrapper's only child has the same line: the wrapper was judged already.
+  const p = tree.parent[j] as number;
+  if (p >= 0 && tree.text[p] === t && LINE_TAGS.has((tree.elements[p] as Element).name)) return false;
   if (!standsAlone(el)) return false;
-  const line = domToText(el).trim();
+  const line = lineOf(el);
   return META_LINE.test(line) || (t <= 40 && DATE_LINE.test(line));
 }
 
-/** True when no text stands beside `el` in its parent: it is a line of its own, not words of a sentence. */
+/** The text of `el` with whitespace runs as one space, trimmed (cheaper than the block-aware rendering). */
+function lineOf(el: Element): string {
+  return textContent(el).replace(/\s+/g, ' ').trim();
+}
+
+/** True when no text stands right beside `el`: it is a line of its own, not words of a sentence. */
 function standsAlone(el: Element): boolean {
-  const parent = el.parent;
-  if (parent === null) return true;
-  for (const c of parent.children) if (c !== el && isText(c) && /\S/.test(c.data)) return false;
+  for (const n of [el.prev, el.next]) if (n !== null && isText(n) && /\S/.test(n.data)) return false;
   return true;
 }
 
@@ -93,6 +98,8 @@ function isSlideshow(tree: ScoredTree, j: number): boolean {
   for (let c = j + 1; c < end; c += tree.size[c] as number) {
     if ((tree.text[c] as number) === 0) continue;
     children++;
+    // Slideshows number every slide: three items without a counter end the search.
+    if (children > MIN_SLIDES && slides === 0) return false;
     const m = SLIDE_COUNTER.exec(firstText(tree.elements[c] as Element));
     if (m === null || Number(m[1]) > Number(m[2])) continue;
     if (total === '') total = m[2] as string;
@@ -160,7 +167,7 @@ export function discountTickers(tree: ScoredTree, marks: Uint8Array): void {
   for (let i = 0; i < n; i++) {
     const t = tree.text[i] as number;
     if (t === 0 || t > 40 || (tree.size[i] as number) > 3) continue;
-    if (!RELATIVE_TIME.test(domToText(tree.elements[i] as Element).trim())) continue;
+    if (!RELATIVE_TIME.test(lineOf(tree.elements[i] as Element))) continue;
     let child = i;
     for (let a = tree.parent[i] as number, up = 0; a >= 0 && up < TICKER_LEVELS; a = tree.parent[a] as number, up++) {
       let set = branches.get(a);

@@ -1,7 +1,6 @@
 import { Document, type AnyNode, type Element, type ParentNode } from 'domhandler';
-import { BLOCK_TAGS, filterChildren, isElement, isText, relinkChildren, removeNode } from '../dom/dom-helpers.js';
+import { BLOCK_TAGS, filterChildren, isElement, isText, relinkChildren, removeNode, textContent } from '../dom/dom-helpers.js';
 import { BOILERPLATE_TAGS, isSemanticContent } from './boilerplate-hints.js';
-import { domToText } from '../dom/dom-text.js';
 import { discountSlideshows, discountTickers, isMetaLine } from './article-meta.js';
 import { findRelatedSections } from './related-sections.js';
 import { scoreTree, type ScoredTree } from './score-tree.js';
@@ -112,7 +111,7 @@ function isLinkedContent(tree: ScoredTree, j: number): boolean {
   // A paragraph that is one link, in a run of paragraphs (a list of references set as paragraphs).
   if (own === 0 && text >= 4) return inParagraphRun(el);
   if (own < 12) return false;
-  const words = domToText(el).trim();
+  const words = textContent(el).trim();
   if (!/[.!?:;…"”)]$/.test(words)) return false;
   return hasProseSibling(tree, j);
 }
@@ -124,17 +123,15 @@ function inParagraphRun(el: Element): boolean {
   return prev !== null && next !== null && prev.name === 'p' && next.name === 'p';
 }
 
-/** True when a sibling element right before or after `j` scores as prose. */
+/** True when the element right before or after `j` among its parent's children scores as prose. */
 function hasProseSibling(tree: ScoredTree, j: number): boolean {
-  const el = tree.elements[j] as Element;
-  const prev = elementSibling(el, -1);
-  const next = elementSibling(el, 1);
-  for (const sib of [prev, next]) {
-    if (sib === null) continue;
-    const k = tree.elements.indexOf(sib, j > 200 ? j - 200 : 0);
-    if (k >= 0 && (tree.score[k] as number) > 0) return true;
-  }
-  return false;
+  const p = tree.parent[j] as number;
+  const next = j + (tree.size[j] as number);
+  if (next < tree.elements.length && tree.parent[next] === p && (tree.score[next] as number) > 0) return true;
+  if (p < 0) return false;
+  let prev = -1;
+  for (let c = p + 1; c < j; c += tree.size[c] as number) prev = c;
+  return prev >= 0 && (tree.score[prev] as number) > 0;
 }
 
 function elementSibling(el: Element, dir: 1 | -1): Element | null {
@@ -245,24 +242,29 @@ function isCaption(tree: ScoredTree, j: number): boolean {
   const t = tree.text[j] as number;
   if (t === 0 || t > MAX_CREDIT_TEXT) return false;
   const el = tree.elements[j] as Element;
+  if (!nearPicture(tree, j)) return false;
   const cls = el.attribs['class'];
-  const creditClass = cls !== undefined && CREDIT_CLASS.test(cls);
-  if (!creditClass && !CREDIT_TEXT.test(domToText(el).trim())) return false;
-  // Only where pictures are: in a figure or caption, or beside an image.
+  if (cls !== undefined && CREDIT_CLASS.test(cls)) return true;
+  return CREDIT_TEXT.test(textContent(el).replace(/\s+/g, ' ').trim());
+}
+
+/** In a figure or a caption (up to four levels up), or beside an image. */
+function nearPicture(tree: ScoredTree, j: number): boolean {
   for (let p = j, up = 0; p >= 0 && up < 4; p = tree.parent[p] as number, up++) {
     const pe = tree.elements[p] as Element;
     if (pe.name === 'figure' || pe.name === 'picture' || pe.name === 'figcaption') return true;
     const pc = pe.attribs['class'];
     if (pc !== undefined && CAPTION_CLASS.test(pc)) return true;
   }
-  const parent = el.parent;
-  return parent !== null && isElement(parent) && hasImage(parent);
+  const parent = (tree.elements[j] as Element).parent;
+  return parent !== null && isElement(parent) && hasImage(parent, 2);
 }
 
-function hasImage(el: Element): boolean {
+/** An image among the children of `el`, down to `depth` levels. */
+function hasImage(el: Element, depth: number): boolean {
   for (const c of el.children) {
     if (!isElement(c)) continue;
-    if (c.name === 'img' || c.name === 'picture' || c.name === 'figure' || hasImage(c)) return true;
+    if (c.name === 'img' || c.name === 'picture' || c.name === 'figure' || (depth > 1 && hasImage(c, depth - 1))) return true;
   }
   return false;
 }
