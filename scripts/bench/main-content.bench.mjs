@@ -172,6 +172,16 @@ function score(corpus, preds, tmp, name) {
   return JSON.parse(out.trim().split('\n').pop());
 }
 
+/** Pages whose output is empty (no word) while their reference holds content: a reader sees nothing. */
+function emptyWithReference(corpus, preds) {
+  let n = 0;
+  for (const page of corpus.pages) {
+    const ref = corpus.evaldata ? corpus.evaldata[page.id].with.join(' ') : corpus.truth[page.id]?.articleBody ?? '';
+    if (/\w/u.test(ref) && !/[\p{L}\p{N}]/u.test(preds[page.id] ?? '')) n++;
+  }
+  return n;
+}
+
 const f3 = (x) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : '-');
 const f1d = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const speed = (st) => ({ pagesPerSec: st.pages / (st.ms / 1000), mbPerSec: st.bytes / 1e6 / (st.ms / 1000) });
@@ -180,6 +190,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-main-content-'));
 const report = { date: new Date().toISOString(), limit: Number.isFinite(limit) ? limit : null, corpora: {} };
 const lines = ['| corpus | method | F1 | precision | recall | pages/s | MB/s | speed vs baseline | failures | slowest page ms |', '|---|---|---|---|---|---|---|---|---|---|'];
 const corpora = [];
+const emptyLines = [];
 if (!onlyCorpus || onlyCorpus.startsWith('trafilatura')) corpora.push(loadTrafilatura());
 if (!onlyCorpus || onlyCorpus.startsWith('readability')) corpora.push(loadReadability());
 for (const corpus of corpora) {
@@ -190,7 +201,9 @@ for (const corpus of corpora) {
   for (const [name, st] of Object.entries(q)) {
     const s = score(corpus, st.preds, tmp, name);
     const sp = speed(st);
-    entry[name] = { ...s, ...sp, failures: st.failures, failed: st.failed, slowest: st.slowest };
+    const empty = emptyWithReference(corpus, st.preds);
+    entry[name] = { ...s, ...sp, emptyWithReference: empty, failures: st.failures, failed: st.failed, slowest: st.slowest };
+    emptyLines.push(`${corpus.name} ${name}: ${empty} page(s) empty while the reference is not`);
     lines.push(`| ${corpus.name} | ${name} | ${f3(s.f1)} | ${f3(s.precision)} | ${f3(s.recall)} | ${f1d(sp.pagesPerSec)} | ${f3(sp.mbPerSec)} | ${(sp.pagesPerSec / deny.pagesPerSec).toFixed(2)}x (vs denylist) | ${st.failures} | ${f1d(st.slowest.ms)} |`);
   }
   const base = speed(p.baseline);
@@ -204,6 +217,7 @@ for (const corpus of corpora) {
   if (!keep) for (const f of fs.readdirSync(tmp)) if (f.startsWith(corpus.name)) fs.rmSync(path.join(tmp, f));
 }
 console.log(lines.join('\n'));
+console.log(emptyLines.join('\n'));
 for (const [name, c] of Object.entries(report.corpora)) {
   for (const [m, e] of Object.entries(c)) if (e.failed?.length) console.log(`${name} ${m} failures: ${e.failed.join(' | ')}`);
 }
