@@ -92,6 +92,11 @@ const MIN_SLIDES = 3;
  */
 function isSlideshow(tree: ScoredTree, j: number): boolean {
   const end = j + (tree.size[j] as number);
+  // Cheap first: fewer than MIN_SLIDES children with text cannot be a slideshow (and a deep chain of
+  // single children must not walk its whole depth from every level).
+  let withText = 0;
+  for (let c = j + 1; c < end && withText < MIN_SLIDES; c += tree.size[c] as number) if ((tree.text[c] as number) > 0) withText++;
+  if (withText < MIN_SLIDES) return false;
   let children = 0;
   let slides = 0;
   let total = '';
@@ -108,10 +113,13 @@ function isSlideshow(tree: ScoredTree, j: number): boolean {
   return slides >= MIN_SLIDES && slides >= children * 0.6;
 }
 
-/** The first non-blank text node below `el` (up to 40 characters of it). */
+/** Nodes visited at most in search of a first text: a slide counter stands at the top of its slide. */
+const FIRST_TEXT_STEPS = 64;
+
+/** The first non-blank text node below `el` (up to 40 characters of it), within FIRST_TEXT_STEPS nodes. */
 function firstText(el: Element): string {
   const stack: AnyNode[] = [...el.children].reverse();
-  while (stack.length > 0) {
+  for (let steps = 0; stack.length > 0 && steps < FIRST_TEXT_STEPS; steps++) {
     const n = stack.pop() as AnyNode;
     if (isText(n)) {
       if (/\S/.test(n.data)) return n.data.slice(0, 40);
