@@ -43,3 +43,30 @@ describe('link destinations with line breaks in the source', () => {
     expect(md('<p><a href="/page\n\n.html">broken link</a> <img src="/a\n.png" alt="x"></p>')).toBe('[broken link](/page.html) ![x](/a.png)');
   });
 });
+
+describe('nested lists', () => {
+  it('keep the outer list tight when an item ends with a nested list', () => {
+    expect(md('<ul><li>A<ul><li>x</li><li>y</li></ul></li><li>B</li></ul>')).toBe('- A\n  - x\n  - y\n- B');
+    expect(md('<ol><li><a href="/a">A</a>\n<ul>\n<li>x</li>\n</ul>\n</li>\n<li>B</li></ol>')).toBe('1. [A](/a)\n   - x\n2. B');
+  });
+  it('keep loose items loose', () => {
+    expect(md('<ul><li><p>A</p><ul><li>x</li></ul></li><li><p>B</p></li></ul>')).toBe('- A\n\n  - x\n- B');
+  });
+});
+
+describe('links with nothing visible inside', () => {
+  it('take their aria-label or title as text, else are dropped', () => {
+    expect(md('<p><a aria-label="Homepage" title="GitHub" href="https://github.com"><svg><path d="x"/></svg></a></p>')).toBe(
+      '[Homepage](https://github.com "GitHub")',
+    );
+    expect(md('<p>See <a title="the *docs*" href="/d"> </a>here</p>')).toBe('See [the \\*docs\\*](/d "the *docs*")here');
+    expect(md('<p>x <a href="/d"></a>y</p>')).toBe('x y');
+  });
+});
+
+describe('alt and label text', () => {
+  it('leaves no placeholder character behind for a line-start marker', () => {
+    expect(md('<p><img src="/a.png" alt="- dash"></p>')).toBe('![- dash](/a.png)');
+    expect(md('<p><a href="/a" aria-label="# tag"></a></p>')).toBe('[# tag](/a)');
+  });
+});

@@ -1,7 +1,7 @@
 import { MAX_NEST } from './build-mirror.js';
 import { renderCodeBlock, renderInlineCode } from './code-block.js';
 import type { ConversionContext, MirrorRule } from './context.js';
-import { EM_CLOSE, EM_OPEN, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
+import { EM_CLOSE, EM_OPEN, LINE_ESCAPE, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
 import type { MirrorElement, MirrorNode } from './mirror-node.js';
 import { resolveUrl } from './resolve-url.js';
@@ -48,6 +48,16 @@ function codeText(el: MirrorElement): string {
 }
 
 const block = (content: string): string => `\n\n${content}\n\n`;
+/**
+ * Escapes attribute text written as markdown text (image alt, link label); the line-start escapes it may hold
+ * are placeholders, resolved (dropped mid-line) with the others.
+ */
+function escapeText(text: string, ctx: ConversionContext): string {
+  const out = escapeMarkdown(text);
+  if (!ctx.placeholders && out.includes(LINE_ESCAPE)) ctx.placeholders = true;
+  return out;
+}
+
 /** One ATX heading line, as the heading rule writes it. */
 const ATX_HEADING = /^(#{1,6}) (.*)$/;
 
@@ -59,6 +69,12 @@ function renderLink(content: string, node: MirrorElement, ctx: ConversionContext
   const title = node.attribs.title?.replace(/\s+/g, ' ').trim();
   const close = `](${escapeLinkDestination(url)}${title ? ` "${escapeLinkTitle(title)}"` : ''})`;
   let text = content;
+  if (content.trim() === '') {
+    // Nothing visible inside (an icon: `<a aria-label="Home"><svg/></a>`): its accessible name is the text, else
+    // the link is dropped (a link without text cannot be followed from the markdown).
+    const label = (node.attribs['aria-label'] ?? node.attribs.title ?? '').replace(/\s+/g, ' ').trim();
+    return label === '' ? content : `${content}[${escapeText(label, ctx)}${close}`;
+  }
   if (content.includes('\n')) {
     const core = content.trim();
     // A link around one heading (`<a><h2>Title</h2></a>`, common in article lists) is a heading holding the link.
@@ -88,7 +104,7 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   const placeholder = src.startsWith('<') && src.endsWith('>');
   const url = placeholder ? src : resolveUrl(src, ctx.base);
   if (url === null) return '';
-  const alt = escapeMarkdown((a.alt ?? '').replace(/\s+/g, ' ').trim());
+  const alt = escapeText((a.alt ?? '').replace(/\s+/g, ' ').trim(), ctx);
   const title = a.title?.trim();
   const titlePart = title ? ` "${escapeLinkTitle(title)}"` : '';
   return `![${alt}](${placeholder ? url : escapeLinkDestination(url)}${titlePart})`;
@@ -246,7 +262,9 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
       replacement: (content, node) => {
         const parent = node.parentNode;
         if (node.info.nest <= MAX_NEST && parent?.tag === 'li' && parent.lastElementChild === node) {
-          return '\n' + content;
+          // Without its final line break: the item holding it stays tight (a blank line after it would make
+          // the whole outer list loose, every item a paragraph).
+          return '\n' + trimNewlines(content);
         }
         if (node.info.nest <= MAX_NEST && parent !== null && LISTS.has(parent.tag)) {
           // A list directly inside a list (invalid, common): browsers show it nested under the item before it.
