@@ -5,6 +5,10 @@
 //
 // (a) correctness on ../shared/corpora/markdown/all_cases.jsonl: each suite encodes its own library's style,
 //     so outputs are compared by structure (sequence of block kinds) and text (bag of words), not bytes.
+//     Structure is read from a CommonMark parse (markdown-it; primary figure) and, as a second column, by the
+//     original line-regex reader (which misreads valid styles: two-space-indented top-level lists as nested,
+//     indented code as paragraphs). Both figures are printed for both converters. `--correctness-only` runs
+//     only this part; env MD_DUMP_CASES=<file> writes every case's scores.
 // (b) throughput on real pages: readability/test-pages/*/source.html plus a sample of trafilatura-eval.
 //     Both converters get the same HTML strings; ours includes its own parse. Runs interleave page by
 //     page in one process so machine noise hits both alike.
