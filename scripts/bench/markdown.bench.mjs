@@ -5,6 +5,10 @@
 //
 // (a) correctness on ../shared/corpora/markdown/all_cases.jsonl: each suite encodes its own library's style,
 //     so outputs are compared by structure (sequence of block kinds) and text (bag of words), not bytes.
+//     Structure is read from a CommonMark parse (markdown-it; primary figure) and, as a second column, by the
+//     original line-regex reader (which misreads valid styles: two-space-indented top-level lists as nested,
+//     indented code as paragraphs). Both figures are printed for both converters. `--correctness-only` runs
+//     only this part; env MD_DUMP_CASES=<file> writes every case's scores.
 // (b) throughput on real pages: readability/test-pages/*/source.html plus a sample of trafilatura-eval.
 //     Both converters get the same HTML strings; ours includes its own parse. Runs interleave page by
 //     page in one process so machine noise hits both alike.
@@ -43,11 +47,16 @@ function makeTurndown() {
   return td;
 }
 const turndown = makeTurndown();
-const { runHtmlPipeline } = await import(pathToFileURL(join(dirname(distPath), '..', 'index.js')).href);
 const MarkdownIt = requireHtml('markdown-it');
+const { runHtmlPipeline } = await import(pathToFileURL(join(dirname(distPath), '..', 'index.js')).href);
 
 // ---------- (a) correctness ----------
-function structure(md) {
+// Two structure readers. `structureLines` (the original metric, kept as a second column) reads block kinds
+// off line prefixes with regexes; it misreads valid CommonMark written in another style (a top-level list
+// indented by two spaces reads as nested, a 4-space indented code block reads as paragraphs, a setext
+// heading after a list item...). `structureParsed` (the primary metric) reads them from a CommonMark + GFM
+// table parse (markdown-it), so the same document written in different valid styles scores alike.
+function structureLines(md) {
   const tags = [];
   let inCode = false;
   let prevText = false;
@@ -96,16 +105,52 @@ function bagF1(a, b) {
   for (const [k, v] of a) common += Math.min(v, b.get(k) ?? 0);
   return (2 * common) / (na + nb);
 }
+const structureParser = new MarkdownIt('commonmark').enable('table').enable('strikethrough');
+/**
+ * Block kinds of a CommonMark parse: h1..h6, p, ul<depth>/ol<depth> per list then li per item (depth = list
+ * nesting; so two adjacent lists differ from one list of all their items), code (fenced and indented alike, one
+ * per block), bq per blockquote (its blocks follow), table then tr per row, hr, html (raw HTML blocks). Tight
+ * and loose lists read alike: the first paragraph of an item is the item itself and is not counted again.
+ */
+function structureParsed(md) {
+  const tags = [];
+  const lists = [];
+  let itemStart = false;
+  for (const t of structureParser.parse(md, {})) {
+    const first = itemStart;
+    itemStart = false;
+    switch (t.type) {
+      case 'heading_open': tags.push(t.tag); break;
+      case 'paragraph_open': if (!first) tags.push('p'); break;
+      case 'bullet_list_open': case 'ordered_list_open':
+        lists.push(t.type === 'bullet_list_open' ? 'ul' : 'ol');
+        tags.push(lists[lists.length - 1] + lists.length);
+        break;
+      case 'bullet_list_close': case 'ordered_list_close': lists.pop(); break;
+      case 'list_item_open': tags.push('li'); itemStart = true; break;
+      case 'code_block': case 'fence': tags.push('code'); break;
+      case 'blockquote_open': tags.push('bq'); break;
+      case 'table_open': tags.push('table'); break;
+      case 'tr_open': tags.push('tr'); break;
+      case 'hr': tags.push('hr'); break;
+      case 'html_block': tags.push('html'); break;
+      default: break;
+    }
+  }
+  return tags;
+}
+/** Both metrics: 0.5 structure similarity (parse-based / line-regex) + 0.5 bag-of-words F1. */
 const score = (out, expected) => {
-  const s = structure(out), e = structure(expected);
+  const text = bagF1(words(out), words(expected));
   // LCS is quadratic: cap very long outputs (a few huge fixtures) to their first 3000 blocks.
-  return 0.5 * seqSim(s.slice(0, 3000), e.slice(0, 3000)) + 0.5 * bagF1(words(out), words(expected));
+  const sim = (fn) => seqSim(fn(out).slice(0, 3000), fn(expected).slice(0, 3000));
+  return { parsed: 0.5 * sim(structureParsed) + 0.5 * text, lines: 0.5 * sim(structureLines) + 0.5 * text };
 };
 
 function correctness() {
   const lines = readFileSync(join(corpora, 'markdown', 'all_cases.jsonl'), 'utf8').split('\n').filter(Boolean);
   const bySuite = {};
-  const totals = { ours: 0, turndown: 0, n: 0, oursFail: 0, turndownFail: 0 };
+  const totals = { ours: 0, turndown: 0, oursLines: 0, turndownLines: 0, n: 0, oursFail: 0, turndownFail: 0 };
   const worst = [];
   for (const line of lines) {
     const c = JSON.parse(line);
@@ -113,17 +158,20 @@ function correctness() {
     try { ours = htmlToMarkdown(c.input_html, {}); } catch { totals.oursFail++; }
     try { td = makeTurndown().turndown(c.input_html); } catch { totals.turndownFail++; }
     const so = score(ours, c.expected_md), st = score(td, c.expected_md);
-    const s = (bySuite[c.suite] ??= { n: 0, ours: 0, turndown: 0 });
-    s.n++; s.ours += so; s.turndown += st;
-    totals.n++; totals.ours += so; totals.turndown += st;
-    worst.push({ suite: c.suite, name: c.name, ours: so, turndown: st });
+    const s = (bySuite[c.suite] ??= { n: 0, ours: 0, turndown: 0, oursLines: 0, turndownLines: 0 });
+    s.n++; s.ours += so.parsed; s.turndown += st.parsed; s.oursLines += so.lines; s.turndownLines += st.lines;
+    totals.n++; totals.ours += so.parsed; totals.turndown += st.parsed; totals.oursLines += so.lines; totals.turndownLines += st.lines;
+    worst.push({ suite: c.suite, name: c.name, ours: so.parsed, turndown: st.parsed, oursLines: so.lines, turndownLines: st.lines });
   }
-  for (const s of Object.values(bySuite)) { s.ours /= s.n; s.turndown /= s.n; }
+  for (const s of Object.values(bySuite)) for (const k of ['ours', 'turndown', 'oursLines', 'turndownLines']) s[k] /= s.n;
+  if (process.env.MD_DUMP_CASES) writeFileSync(process.env.MD_DUMP_CASES, JSON.stringify(worst, null, 1));
   worst.sort((a, b) => a.ours - a.turndown - (b.ours - b.turndown));
   return {
     cases: totals.n,
     ours: totals.ours / totals.n,
     turndown: totals.turndown / totals.n,
+    oursLines: totals.oursLines / totals.n,
+    turndownLines: totals.turndownLines / totals.n,
     failures: { ours: totals.oursFail, turndown: totals.turndownFail },
     bySuite,
     worstVsTurndown: worst.slice(0, 15),
@@ -247,6 +295,17 @@ function emphasisLiterals() {
   return out;
 }
 
+if (args.includes('--correctness-only')) {
+  const corr = correctness();
+  const f3 = (x) => x.toFixed(3);
+  console.log(`correctness on ${corr.cases} cases, parse-based structure (line-regex structure):`);
+  console.log(`  ours ${f3(corr.ours)} (${f3(corr.oursLines)}), turndown+gfm ${f3(corr.turndown)} (${f3(corr.turndownLines)})`);
+  for (const [k, v] of Object.entries(corr.bySuite)) {
+    console.log(`  ${k} (${v.n}): ours ${f3(v.ours)} (${f3(v.oursLines)}), turndown+gfm ${f3(v.turndown)} (${f3(v.turndownLines)})`);
+  }
+  process.exit(0);
+}
+
 if (LITERALS_ONLY) {
   const lit = emphasisLiterals();
   console.log(JSON.stringify(lit, null, 2));
@@ -259,14 +318,14 @@ const literals = emphasisLiterals();
 const perf = throughput(pages);
 const f2 = (x) => x.toFixed(2), f3 = (x) => x.toFixed(3);
 const table = [
-  '| converter | correctness (0-1) | MB/s | pages/s | slowest page | failures |',
-  '|---|---|---|---|---|---|',
-  `| ours (@trawl/html) | ${f3(corr.ours)} | ${f2(perf.ours.mbPerS)} | ${f2(perf.ours.pagesPerS)} | ${perf.ours.slowest.name} (${perf.ours.slowest.kb} KB) ${perf.ours.slowest.ms} ms | ${perf.ours.failures} |`,
-  `| turndown 7.2.5 + gfm 1.0.2 (domino) | ${f3(corr.turndown)} | ${f2(perf.turndown.mbPerS)} | ${f2(perf.turndown.pagesPerS)} | ${perf.turndown.slowest.name} (${perf.turndown.slowest.kb} KB) ${perf.turndown.slowest.ms} ms | ${perf.turndown.failures} |`,
+  '| converter | correctness (0-1), parsed structure | correctness (0-1), line-regex structure | MB/s | pages/s | slowest page | failures |',
+  '|---|---|---|---|---|---|---|',
+  `| ours (@trawl/html) | ${f3(corr.ours)} | ${f3(corr.oursLines)} | ${f2(perf.ours.mbPerS)} | ${f2(perf.ours.pagesPerS)} | ${perf.ours.slowest.name} (${perf.ours.slowest.kb} KB) ${perf.ours.slowest.ms} ms | ${perf.ours.failures} |`,
+  `| turndown 7.2.5 + gfm 1.0.2 (domino) | ${f3(corr.turndown)} | ${f3(corr.turndownLines)} | ${f2(perf.turndown.mbPerS)} | ${f2(perf.turndown.pagesPerS)} | ${perf.turndown.slowest.name} (${perf.turndown.slowest.kb} KB) ${perf.turndown.slowest.ms} ms | ${perf.turndown.failures} |`,
   '',
   `Throughput ratio ours / turndown+gfm: **${f2(perf.ratio)}x** on ${perf.pages} pages (${f2(perf.megabytes)} MB, ${perf.reps} reps, interleaved).`,
   `Correctness on ${corr.cases} cases; per suite: ` +
-    Object.entries(corr.bySuite).map(([k, v]) => `${k} ${f3(v.ours)} vs ${f3(v.turndown)}`).join(', ') + '.',
+    Object.entries(corr.bySuite).map(([k, v]) => `${k} ${f3(v.ours)} vs ${f3(v.turndown)} (line-regex ${f3(v.oursLines)} vs ${f3(v.turndownLines)})`).join(', ') + '.',
   `Pages whose CommonMark parse keeps literal emphasis markers: ${literals.cases.pages} of ${literals.cases.n} markdown cases, ` +
     `${literals.pipeline.pages} of ${literals.pipeline.n} readability + trafilatura-eval pages (whole pipeline).`,
 ];

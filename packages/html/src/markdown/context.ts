@@ -30,6 +30,11 @@ export interface ConversionContext {
   readonly tables: Map<MirrorElement, TableLayout>;
   /** Whether an element is inside a cell of a table rendered as a GFM table (cached per cell). */
   readonly cellModes: Map<MirrorElement, boolean>;
+  /**
+   * Ordered lists written with the alternate delimiter (`1)`) because the ordered list just before them would
+   * otherwise continue into them, renumbering their items (see listAlternates in rules.ts).
+   */
+  readonly altLists: Map<MirrorElement, boolean>;
   /** Whether the markdown holds placeholders to resolve (see emphasis.ts). */
   placeholders: boolean;
 }

@@ -37,6 +37,10 @@ describe('link helpers', () => {
     expect(escapeLinkDestination('https://x/a_(b)')).toBe('https://x/a_\\(b\\)');
     expect(escapeLinkDestination('a b')).toBe('<a b>');
   });
+  it('drops tabs and line breaks from destinations, as browsers do, so the link still parses', () => {
+    expect(escapeLinkDestination('mailto:hi@example.com?body=Hello\nJohannes\t\t')).toBe('mailto:hi@example.com?body=HelloJohannes');
+    expect(escapeLinkDestination('/page\r\n\n.html')).toBe('/page.html');
+  });
   it('escapes titles', () => {
     expect(escapeLinkTitle('say "hi"')).toBe('say \\"hi\\"');
   });

@@ -24,8 +24,13 @@ export function escapeMarkdown(text: string): string {
   return out;
 }
 
-/** Escapes a link destination: parentheses and angle brackets; wraps it in `<>` when it contains a space. */
-export function escapeLinkDestination(url: string): string {
+/**
+ * Escapes a link destination: drops tabs and line breaks (as the URL parser of browsers does; a destination
+ * cannot hold a line break, not even between `<>`), escapes parentheses and angle brackets, and wraps it in
+ * `<>` when it contains a space.
+ */
+export function escapeLinkDestination(href: string): string {
+  const url = /[\t\n\r]/.test(href) ? href.replace(/[\t\n\r]/g, '') : href;
   const escaped = /[()<>]/.test(url) ? url.replace(/[()<>]/g, '\\$&') : url;
   return escaped.includes(' ') ? `<${escaped}>` : escaped;
 }

@@ -106,7 +106,7 @@ export function htmlToMarkdown(input: string | AnyNode, opts: HtmlToMarkdownOpti
   const node: AnyNode = typeof input === 'string' ? buildDom(input) : input;
   const pageBase = parseBaseUrl(opts.baseUrl);
   const base = parseBaseUrl(documentBase(node), pageBase);
-  const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map(), placeholders: false };
+  const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map(), altLists: new Map(), placeholders: false };
   const markdown = createTurndown(ctx).turndown(new MirrorSource(node) as unknown as TurndownService.Node);
   return tidy(ctx.placeholders ? resolvePlaceholders(markdown) : markdown);
 }

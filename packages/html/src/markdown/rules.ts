@@ -1,7 +1,7 @@
 import { MAX_NEST } from './build-mirror.js';
 import { renderCodeBlock, renderInlineCode } from './code-block.js';
 import type { ConversionContext, MirrorRule } from './context.js';
-import { EM_CLOSE, EM_OPEN, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
+import { EM_CLOSE, EM_OPEN, LINE_ESCAPE, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
 import type { MirrorElement, MirrorNode } from './mirror-node.js';
 import { resolveUrl } from './resolve-url.js';
@@ -47,21 +47,52 @@ function codeText(el: MirrorElement): string {
   return out;
 }
 
+const block = (content: string): string => `\n\n${content}\n\n`;
+/**
+ * Escapes attribute text written as markdown text (image alt, link label); the line-start escapes it may hold
+ * are placeholders, resolved (dropped mid-line) with the others.
+ */
+function escapeText(text: string, ctx: ConversionContext): string {
+  const out = escapeMarkdown(text);
+  if (!ctx.placeholders && out.includes(LINE_ESCAPE)) ctx.placeholders = true;
+  return out;
+}
+
+/** One ATX heading line, as the heading rule writes it. */
+const ATX_HEADING = /^(#{1,6}) (.*)$/;
+
 function renderLink(content: string, node: MirrorElement, ctx: ConversionContext): string {
   const href = node.attribs.href;
   if (href === undefined) return content;
   const url = resolveUrl(href, ctx.base);
   if (url === null || /^\s*(?:javascript|vbscript|data):/i.test(url)) return content;
+  const title = node.attribs.title?.replace(/\s+/g, ' ').trim();
+  const close = `](${escapeLinkDestination(url)}${title ? ` "${escapeLinkTitle(title)}"` : ''})`;
   let text = content;
+  if (content.trim() === '') {
+    // Nothing visible inside (an icon: `<a aria-label="Home"><svg/></a>`): its accessible name is the text, else
+    // the link is dropped (a link without text cannot be followed from the markdown).
+    const label = (node.attribs['aria-label'] ?? node.attribs.title ?? '').replace(/\s+/g, ' ').trim();
+    return label === '' ? content : `${content}[${escapeText(label, ctx)}${close}`;
+  }
   if (content.includes('\n')) {
-    // Block content inside a link: keep it on one line; edge whitespace made of line breaks is dropped.
+    const core = content.trim();
+    // A link around one heading (`<a><h2>Title</h2></a>`, common in article lists) is a heading holding the link.
+    const heading = core.includes('\n') ? null : ATX_HEADING.exec(core);
+    if (heading !== null) return block(`${heading[1]} [${heading[2]}${close}`);
+    // Other block content inside a link: kept on one line (a link cannot span blocks); headings become strong
+    // text, quote markers and thematic breaks are dropped, as their markers mean nothing mid-line. Edge whitespace made of
+    // line breaks is dropped.
     const lead = /^\s*/.exec(content)?.[0] ?? '';
     const trail = content.slice(content.trimEnd().length);
-    text = (lead.includes('\n') ? '' : lead) + content.trim().replace(/\s*\n\s*/g, ' ') + (trail.includes('\n') ? '' : trail);
+    let inner = core.replace(/^(?:> ?)+/gm, '').replace(/^---$/gm, '');
+    if (/^#{1,6} /m.test(inner)) {
+      ctx.placeholders = true;
+      inner = inner.replace(/^#{1,6} (.*)$/gm, `${STRONG_OPEN}$1${STRONG_CLOSE}`);
+    }
+    text = (lead.includes('\n') ? '' : lead) + inner.trim().replace(/\s*\n\s*/g, ' ') + (trail.includes('\n') ? '' : trail);
   }
-  const title = node.attribs.title?.replace(/\s+/g, ' ').trim();
-  const titlePart = title ? ` "${escapeLinkTitle(title)}"` : '';
-  return wrap(text, '[', `](${escapeLinkDestination(url)}${titlePart})`);
+  return wrap(text, '[', close);
 }
 
 function renderImage(node: MirrorElement, ctx: ConversionContext): string {
@@ -73,7 +104,7 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   const placeholder = src.startsWith('<') && src.endsWith('>');
   const url = placeholder ? src : resolveUrl(src, ctx.base);
   if (url === null) return '';
-  const alt = escapeMarkdown((a.alt ?? '').replace(/\s+/g, ' ').trim());
+  const alt = escapeText((a.alt ?? '').replace(/\s+/g, ' ').trim(), ctx);
   const title = a.title?.trim();
   const titlePart = title ? ` "${escapeLinkTitle(title)}"` : '';
   return `![${alt}](${placeholder ? url : escapeLinkDestination(url)}${titlePart})`;
@@ -81,15 +112,115 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
 
 const LISTS = new Set(['ul', 'ol', 'menu']);
 
+/** Wrappers whose markdown is just their content's blocks: a list at their edge is at theirs. */
+const WRAPPERS: ReadonlySet<string> = new Set([
+  'address', 'article', 'aside', 'body', 'center', 'details', 'div', 'fieldset', 'figure', 'footer', 'form',
+  'header', 'html', 'main', 'nav', 'section',
+]);
+const LOOKAROUND = 64;
+/** Content of nothing but (zero-width) spaces: `<p>&#8203;</p>`, `<p>&nbsp;</p>` are dropped. */
+const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
+/** Elements that render nothing when they hold no visible text (`<p> </p>`, `<p><br></p>`, `<ul></ul>`). */
+const BLANKABLE: ReadonlySet<string> = new Set([...WRAPPERS, 'p', 'span', 'br', 'ul', 'ol', 'menu', 'font', 'small']);
+
+/** Whether `n` renders nothing: an empty list, or blankable elements and invisible text only. */
+function rendersNothing(n: MirrorNode): boolean {
+  if (n.nodeType === 1 && LISTS.has(n.tag) && n.firstChild === null) return true;
+  const stack: MirrorNode[] = [n];
+  for (let seen = 0; stack.length > 0; seen++) {
+    const cur = stack.pop() as MirrorNode;
+    if (seen > LOOKAROUND) return false;
+    if (cur.nodeType === 3) {
+      if (!INVISIBLE.test(cur.data)) return false;
+    } else {
+      if (!BLANKABLE.has(cur.tag)) return false;
+      for (let c = cur.firstChild; c !== null; c = c.nextSibling) stack.push(c);
+    }
+  }
+  return true;
+}
+
+/**
+ * The list whose markdown comes right before `list`'s (only blank lines between), if any: its previous
+ * sibling (empty lists skipped), or that of a wrapper it opens, or the last list of a wrapper before it.
+ */
+function listBefore(list: MirrorElement): MirrorElement | null {
+  let cur: MirrorElement = list;
+  for (let up = 0; up < LOOKAROUND; up++) {
+    let prev = cur.previousSibling;
+    while (prev !== null && rendersNothing(prev)) prev = prev.previousSibling;
+    if (prev === null) {
+      const parent = cur.parentNode;
+      if (parent === null || !WRAPPERS.has(parent.tag)) return null;
+      cur = parent;
+      continue;
+    }
+    let last: MirrorNode | null = prev;
+    for (let down = 0; down < LOOKAROUND && last !== null && last.nodeType === 1 && WRAPPERS.has(last.tag); down++) {
+      last = last.lastChild;
+      while (last !== null && rendersNothing(last)) last = last.previousSibling;
+    }
+    return last !== null && last.nodeType === 1 && LISTS.has(last.tag) ? last : null;
+  }
+  return null;
+}
+
+/** Number of the first (`first`) or last `<li>` of an ordered list; -1 without items. */
+function itemNumber(list: MirrorElement, first: boolean): number {
+  for (let c = first ? list.firstChild : list.lastChild; c !== null; c = first ? c.nextSibling : c.previousSibling) {
+    if (c.nodeType === 1 && c.tag === 'li') return c.info.ordinal;
+  }
+  return -1;
+}
+
+/**
+ * Whether `list`, an ordered list whose markdown follows that of ordered list `prev`, would be read with
+ * numbers other than its own: CommonMark continues a list across blank lines and numbers the items from the
+ * first item's number on, so `<ol start=8>` (2 items) then `<ol start=9>` would show 8, 9, 10; and two
+ * `<ol>`s 1, 2 instead of 1, 1. (Adjacent bullet lists merged are the same items, only looser: left alone.)
+ */
+function numbersWouldChange(prev: MirrorElement, list: MirrorElement): boolean {
+  if (prev.tag !== 'ol' || list.tag !== 'ol') return false;
+  const last = itemNumber(prev, false);
+  return last >= 0 && itemNumber(list, true) !== last + 1;
+}
+
+/**
+ * Whether ordered `list` is written with the alternate delimiter (`1)`, not `1.`), which starts a new list in
+ * CommonMark, because the ordered list just before it would otherwise swallow it (see numbersWouldChange).
+ * The delimiters alternate along a run of such lists.
+ */
+function listAlternates(list: MirrorElement, ctx: ConversionContext): boolean {
+  const known = ctx.altLists.get(list);
+  if (known !== undefined) return known;
+  // The run of adjacent lists before this one, back to the first or to one already decided (iteratively: a page
+  // may hold thousands of adjacent lists).
+  const chain: MirrorElement[] = [list];
+  let alt = false;
+  for (;;) {
+    const last = chain[chain.length - 1] as MirrorElement;
+    const prev = listBefore(last);
+    if (prev === null || !numbersWouldChange(prev, last)) break;
+    const prevKnown = ctx.altLists.get(prev);
+    if (prevKnown !== undefined) {
+      alt = !prevKnown;
+      break;
+    }
+    chain.push(prev);
+  }
+  for (let i = chain.length - 1; i >= 0; i--) {
+    ctx.altLists.set(chain[i] as MirrorElement, alt);
+    alt = !alt;
+  }
+  return ctx.altLists.get(list) as boolean;
+}
+
 /** The `<li>` before `node` among its siblings, if any. */
 function previousItem(node: MirrorElement): MirrorElement | null {
   for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
   return null;
 }
 
-const block = (content: string): string => `\n\n${content}\n\n`;
-/** Content of nothing but (zero-width) spaces: `<p>&#8203;</p>`, `<p>&nbsp;</p>` are dropped. */
-const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
 
 /** Emphasis-like marks: rendered once even when nested in themselves (`<b><b>x</b></b>` is `**x**`). */
 function mark(ctx: ConversionContext, open: string, close = open): MirrorRule['replacement'] {
@@ -106,7 +237,8 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
     heading: {
       filter: tags('h1', 'h2', 'h3', 'h4', 'h5', 'h6'),
       replacement: (content, node) => {
-        const text = content.replace(/\s*\n\s*/g, ' ').trim();
+        // A thematic break inside a heading (`<h4><hr>More posts</h4>`) is no part of its text.
+        const text = content.replace(/^---$/gm, '').replace(/\s*\n\s*/g, ' ').trim();
         if (inTableCell(node, ctx)) return ` ${text} `;
         return text === '' ? '' : block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + text);
       },
@@ -130,7 +262,9 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
       replacement: (content, node) => {
         const parent = node.parentNode;
         if (node.info.nest <= MAX_NEST && parent?.tag === 'li' && parent.lastElementChild === node) {
-          return '\n' + content;
+          // Without its final line break: the item holding it stays tight (a blank line after it would make
+          // the whole outer list loose, every item a paragraph).
+          return '\n' + trimNewlines(content);
         }
         if (node.info.nest <= MAX_NEST && parent !== null && LISTS.has(parent.tag)) {
           // A list directly inside a list (invalid, common): browsers show it nested under the item before it.
@@ -147,7 +281,9 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
       filter: tags('li'),
       replacement: (content, node) => {
         if (node.info.nest > MAX_NEST) return block(content);
-        const marker = node.info.ordinal >= 0 ? `${node.info.ordinal}. ` : '- ';
+        const list = node.parentNode;
+        const alt = node.info.ordinal >= 0 && list !== null && list.tag === 'ol' && listAlternates(list, ctx);
+        const marker = node.info.ordinal >= 0 ? `${node.info.ordinal}${alt ? ')' : '.'} ` : '- ';
         const core = trimNewlines(content);
         const body = core.includes('\n') ? core.replace(/\n/g, '\n' + ' '.repeat(marker.length)) : core;
         // A loose item (block content) is followed by a blank line.

@@ -14,6 +14,11 @@ describe('GFM tables', () => {
       '| h1 | h2 |\n| --- | --- |\n| 1 | 2 |',
     );
   });
+  it('puts tfoot rows last, as browsers show them, even when the source has tfoot before tbody', () => {
+    expect(
+      md('<table><thead><tr><th>h1</th><th>h2</th></tr></thead><tfoot><tr><td>f1</td><td>f2</td></tr></tfoot><tbody><tr><td>1</td><td>2</td></tr></tbody></table>'),
+    ).toBe('| h1 | h2 |\n| --- | --- |\n| 1 | 2 |\n| f1 | f2 |');
+  });
   it('escapes pipes and keeps each cell on one line', () => {
     expect(md('<table><tr><th>a|b</th><th>x<br>y</th></tr><tr><td>1</td><td>2</td></tr></table>')).toBe(
       '| a\\|b | x y |\n| --- | --- |\n| 1 | 2 |',

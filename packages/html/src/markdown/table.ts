@@ -17,19 +17,22 @@ function childElements(el: MirrorElement): MirrorElement[] {
   return out;
 }
 
-/** Rows of this table (not of nested tables): direct `tr`s and those of thead/tbody/tfoot, thead first. */
+/**
+ * Rows of this table (not of nested tables): direct `tr`s and those of thead/tbody/tfoot, in the order
+ * browsers show them: thead first, tfoot last (wherever they stand in the source).
+ */
 function collectRows(table: MirrorElement): CellRef[][] {
   const head: MirrorElement[] = [];
   const body: MirrorElement[] = [];
+  const foot: MirrorElement[] = [];
   for (const child of childElements(table)) {
     if (child.tag === 'tr') body.push(child);
     else if (child.tag === 'thead') head.push(...childElements(child).filter((r) => r.tag === 'tr'));
-    else if (child.tag === 'tbody' || child.tag === 'tfoot') {
-      body.push(...childElements(child).filter((r) => r.tag === 'tr'));
-    }
+    else if (child.tag === 'tbody') body.push(...childElements(child).filter((r) => r.tag === 'tr'));
+    else if (child.tag === 'tfoot') foot.push(...childElements(child).filter((r) => r.tag === 'tr'));
   }
   const rows: CellRef[][] = [];
-  for (const tr of [...head, ...body]) {
+  for (const tr of [...head, ...body, ...foot]) {
     const cells = childElements(tr)
       .filter((c) => c.tag === 'td' || c.tag === 'th')
       .map((el) => ({ el, colspan: span(el.attribs.colspan), rowspan: span(el.attribs.rowspan) }));
