@@ -120,7 +120,17 @@ const NOT_DERIVING: ReadonlySet<string> = new Set([
  * credits or calls an LLM (onlyCleanContent, redactPII). The same rule decides what a worker stores.
  */
 export function derivableRequest(request: ScrapeRequest): boolean {
-  if (request.zeroDataRetention || cacheReadOf(request).mode === 'off') return false;
+  return cacheReadOf(request).mode !== 'off' && derivableFormats(request);
+}
+
+/**
+ * Whether a request's formats are kept for the gateway once a worker derived them: the formats part of
+ * {@link derivableRequest}, whatever the request reads. A fetch that does not read the cache
+ * (`maxAge: 0`) still keeps them (when it stores its page), so the next request reading the cache is
+ * answered at the gateway.
+ */
+export function derivableFormats(request: ScrapeRequest): boolean {
+  if (request.zeroDataRetention) return false;
   if (request.onlyCleanContent || request.redactPII !== false) return false;
   return request.formats.length > 0 && request.formats.every((f) => DERIVED_FORMATS.has(f.type));
 }

@@ -123,13 +123,15 @@ export class ScrapeService {
         sourceURL: redactUrl(request.url), scrapeId: jobId, creditsUsed, cacheState: 'hit' as const, cachedAt: new Date(entry.cachedAt).toISOString(),
       },
     };
-    // Charged and retained together (GET /v2/scrape/:id finds it); nobody waits for its announcement.
-    await Promise.all([
-      this.deps.credits.charge(team.id, creditsUsed),
-      this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
-        zeroDataRetention: false, announce: false,
-      }),
-    ]);
+    // The charge is durable before the answer leaves (exactly once: a failed charge fails the request,
+    // which then returns nothing). The retained copy (GET /v2/scrape/:id) is not waited for: it is sent
+    // on the same connection before the answer, so a later GET through this gateway reads it after it;
+    // a failure to retain is logged, the answer stands (as a worker's result whose announcement is lost).
+    const retained = this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
+      zeroDataRetention: false, announce: false,
+    });
+    retained.catch((err: unknown) => log.warn({ err }, 'retaining a gateway cache hit failed'));
+    await timeHop('gateway:charge', () => this.deps.credits.charge(team.id, creditsUsed));
     log.debug('scrape answered from the cache at the gateway');
     return { jobId, document };
   }
