@@ -123,15 +123,17 @@ export class ScrapeService {
         sourceURL: redactUrl(request.url), scrapeId: jobId, creditsUsed, cacheState: 'hit' as const, cachedAt: new Date(entry.cachedAt).toISOString(),
       },
     };
-    // The charge is durable before the answer leaves (exactly once: a failed charge fails the request,
-    // which then returns nothing). The retained copy (GET /v2/scrape/:id) is not waited for: it is sent
-    // on the same connection before the answer, so a later GET through this gateway reads it after it;
-    // a failure to retain is logged, the answer stands (as a worker's result whose announcement is lost).
-    const retained = this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
-      zeroDataRetention: false, announce: false,
-    });
-    retained.catch((err: unknown) => log.warn({ err }, 'retaining a gateway cache hit failed'));
+    // Billing stays exactly once: the charge is durable before the answer leaves (a failed charge fails
+    // the request, which then answers nothing). The retained copy (GET /v2/scrape/:id) is not: it is
+    // serialized and sent right after the answer is handed to the socket (setImmediate runs before this
+    // process reads another request), so a GET through this gateway always finds it; a failure to
+    // retain it is logged and the answer stands.
     await timeHop('gateway:charge', () => this.deps.credits.charge(team.id, creditsUsed));
+    setImmediate(() => {
+      this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
+        zeroDataRetention: false, announce: false,
+      }).catch((err: unknown) => log.warn({ err }, 'retaining a gateway cache hit failed'));
+    });
     log.debug('scrape answered from the cache at the gateway');
     return { jobId, document };
   }
