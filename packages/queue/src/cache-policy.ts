@@ -117,7 +117,8 @@ const NOT_DERIVING: ReadonlySet<string> = new Set([
  * for its options), without a slot, a queue hop or a conversion: it reads the cache (see
  * {@link cacheReadOf}), keeps no zero-data-retention promise (ZDR, and lockdown which implies it,
  * go to a worker), and asks only for {@link DERIVED_FORMATS} with no post-processing that costs
- * credits or calls an LLM (onlyCleanContent, redactPII). The same rule decides what a worker stores.
+ * credits or calls an LLM (onlyCleanContent, redactPII). A worker keeps the formats of any request
+ * passing {@link derivableFormats} (this rule without the cache read).
  */
 export function derivableRequest(request: ScrapeRequest): boolean {
   return cacheReadOf(request).mode !== 'off' && derivableFormats(request);
@@ -130,7 +131,7 @@ export function derivableRequest(request: ScrapeRequest): boolean {
  * answered at the gateway.
  */
 export function derivableFormats(request: ScrapeRequest): boolean {
-  if (request.zeroDataRetention) return false;
+  if (request.zeroDataRetention || request.lockdown || isSensitive(request)) return false;
   if (request.onlyCleanContent || request.redactPII !== false) return false;
   return request.formats.length > 0 && request.formats.every((f) => DERIVED_FORMATS.has(f.type));
 }
