@@ -98,6 +98,17 @@ describe('cache hits answered at the gateway', () => {
     expect(Date.parse(fresh.body.data.metadata.cachedAt)).toBeGreaterThan(Date.parse(hit.body.data.metadata.cachedAt));
   });
 
+  it('answers at the gateway after a fetch that did not read the cache (maxAge: 0)', async () => {
+    const team = await cluster.team({ credits: 100 });
+    const url = site.url('/d');
+    const fetched = await scrape(team.key, { url, maxAge: 0 });
+    expect(fetched.body.data.metadata.cacheState).toBe('miss');
+    const hit = await scrape(team.key, { url });
+    expect(hit.body.data.metadata.cacheState).toBe('hit');
+    expect(await queued(hit.body.data.metadata.scrapeId)).toBe(false);
+    expect(hit.body.data.markdown).toBe(fetched.body.data.markdown);
+  });
+
   it('leaves change tracking and cache-only modes to a worker', async () => {
     const team = await cluster.team({ credits: 100 });
     const url = site.url('/c');

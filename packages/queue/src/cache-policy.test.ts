@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema } from '@trawl/api-schema';
 import type { CachedPage } from './page-cache.js';
-import { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, parserSignature, unusableReason } from './cache-policy.js';
+import { cacheKeyOf, cacheReadOf, derivableFormats, derivableRequest, derivedOptionsHash, mayStore, parserSignature, unusableReason } from './cache-policy.js';
 
 const req = (extra: Record<string, unknown> = {}) => scrapeRequestSchema.parse({ url: 'https://Example.com:443/a/./b?x=1#frag', ...extra });
 const entry = (extra: Partial<CachedPage> = {}): CachedPage => ({
@@ -93,6 +93,14 @@ describe('derived entries (answered at the gateway)', () => {
     expect(derivableRequest(req({ formats: ['summary'] }))).toBe(false);
     expect(derivableRequest(req({ onlyCleanContent: true }))).toBe(false);
     expect(derivableRequest(req({ redactPII: true }))).toBe(false);
+  });
+  it('keep the formats of a fetch that does not read the cache (maxAge: 0), never of ZDR, lockdown or sensitive requests', () => {
+    expect(derivableFormats(req({ maxAge: 0 }))).toBe(true);
+    expect(derivableFormats(req({ zeroDataRetention: true }))).toBe(false);
+    expect(derivableFormats(req({ lockdown: true }))).toBe(false);
+    expect(derivableFormats(req({ headers: { cookie: 'a' } }))).toBe(false);
+    expect(derivableFormats(req({ maxAge: 0, formats: ['markdown', 'changeTracking'] }))).toBe(false);
+    expect(derivableFormats(req({ maxAge: 0, onlyCleanContent: true }))).toBe(false);
   });
   it('hash every option that shapes the formats, and none of the cache controls', () => {
     const base = derivedOptionsHash(req());

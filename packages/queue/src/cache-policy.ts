@@ -117,10 +117,21 @@ const NOT_DERIVING: ReadonlySet<string> = new Set([
  * for its options), without a slot, a queue hop or a conversion: it reads the cache (see
  * {@link cacheReadOf}), keeps no zero-data-retention promise (ZDR, and lockdown which implies it,
  * go to a worker), and asks only for {@link DERIVED_FORMATS} with no post-processing that costs
- * credits or calls an LLM (onlyCleanContent, redactPII). The same rule decides what a worker stores.
+ * credits or calls an LLM (onlyCleanContent, redactPII). A worker keeps the formats of any request
+ * passing {@link derivableFormats} (this rule without the cache read).
  */
 export function derivableRequest(request: ScrapeRequest): boolean {
-  if (request.zeroDataRetention || cacheReadOf(request).mode === 'off') return false;
+  return cacheReadOf(request).mode !== 'off' && derivableFormats(request);
+}
+
+/**
+ * Whether a request's formats are kept for the gateway once a worker derived them: the formats part of
+ * {@link derivableRequest}, whatever the request reads. A fetch that does not read the cache
+ * (`maxAge: 0`) still keeps them (when it stores its page), so the next request reading the cache is
+ * answered at the gateway.
+ */
+export function derivableFormats(request: ScrapeRequest): boolean {
+  if (request.zeroDataRetention || request.lockdown || isSensitive(request)) return false;
   if (request.onlyCleanContent || request.redactPII !== false) return false;
   return request.formats.length > 0 && request.formats.every((f) => DERIVED_FORMATS.has(f.type));
 }

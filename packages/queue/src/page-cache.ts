@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
+import { hopTimingOn, recordHop } from './hop-timing.js';
 import { defineScript } from './redis-script.js';
 
 const compress = promisify(brotliCompress);
@@ -276,7 +277,9 @@ export class PageCache {
       if (value.length < 2 || value[0] !== MAGIC || value[1] !== DERIVED_VERSION) throw new Error('unknown derived entry version');
       // Synchronous: a derived entry is small (the formats, not the page), and a hop to libuv's pool and
       // back costs more than its decompression on a busy machine.
+      const t0 = hopTimingOn() ? performance.now() : 0;
       entry = JSON.parse(brotliDecompressSync(value.subarray(2)).toString('utf8')) as DerivedEntry;
+      if (t0 > 0) recordHop('gateway:cache-decode', performance.now() - t0);
     } catch {
       await this.delete(member);
       return null;

@@ -61,8 +61,14 @@ function parseTeam(id: string, h: Record<string, string>): Team | null {
   };
 }
 
+/** Most keys {@link TeamStore.resolveKeyCached} remembers; past it, it starts over (only valid keys are kept). */
+const KEY_CACHE_MAX_ENTRIES = 10_000;
+
 /** Teams and their API keys in Redis. Keys are stored hashed; the plain key is returned once. */
 export class TeamStore {
+  /** Recently resolved valid keys (hash -> team id, resolved at), for {@link resolveKeyCached}. */
+  private readonly keyCache = new Map<string, { teamId: string; at: number }>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -139,6 +145,30 @@ export class TeamStore {
     return teamId ? this.get(teamId) : null;
   }
 
+  /**
+   * {@link resolveKey} with the key's team id remembered in this process for `maxAgeMs` (the gateway's
+   * per-request lookup: one Redis round trip instead of two). The team record itself is read every time,
+   * so a team disabled or changed (limits, credits) takes effect at once. A key deleted through this
+   * instance is forgotten at once; through another process (another gateway replica, a `trawl` admin
+   * command) it is refused here within `maxAgeMs`. Only valid keys are remembered.
+   */
+  async resolveKeyCached(key: string, maxAgeMs: number, now: number = Date.now()): Promise<Team | null> {
+    const hash = hashApiKey(key);
+    const cached = this.keyCache.get(hash);
+    const fresh = cached !== undefined && now - cached.at < maxAgeMs;
+    const teamId = fresh ? cached.teamId : await this.redis.get(this.keys.apiKey(hash));
+    const team = teamId ? await this.get(teamId) : null;
+    if (!team) {
+      this.keyCache.delete(hash);
+      return null;
+    }
+    if (!fresh) {
+      if (this.keyCache.size >= KEY_CACHE_MAX_ENTRIES) this.keyCache.clear();
+      this.keyCache.set(hash, { teamId: team.id, at: now });
+    }
+    return team;
+  }
+
   /** Whether an administrator disabled the team. */
   async isDisabled(teamId: string): Promise<boolean> {
     return (await this.redis.hget(this.keys.team(teamId), 'disabled')) === '1';
@@ -164,7 +194,9 @@ export class TeamStore {
 
   private async removeKey(teamId: string, hash: string): Promise<boolean> {
     // Two slots on Redis Cluster: no MULTI. The lookup goes first: a key no longer resolves at once.
+    this.keyCache.delete(hash);
     const removed = await Promise.all([this.redis.del(this.keys.apiKey(hash)), this.redis.hdel(this.keys.teamKeys(teamId), hash)]);
+    this.keyCache.delete(hash); // resolved again while the deletion was under way
     return removed.some((n) => n > 0);
   }
 

@@ -1,4 +1,5 @@
 import { json, type RequestHandler } from 'express';
+import { hopTimingOn, recordHop } from '@trawl/queue';
 
 /** Default deepest nesting of a JSON request body (objects and arrays). */
 export const DEFAULT_MAX_JSON_DEPTH = 64;
@@ -38,10 +39,18 @@ export function jsonTextDepthExceeds(buf: Uint8Array, maxDepth: number): boolean
  */
 export function jsonBody(opts: { maxBodyBytes: number; maxJsonDepth?: number | undefined }): RequestHandler {
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  return json({
+  const parse = json({
     limit: opts.maxBodyBytes,
     verify: (_req, _res, buf) => {
       if (jsonTextDepthExceeds(buf, maxDepth)) throw new JsonTooDeepError(maxDepth);
     },
   });
+  return (req, res, next) => {
+    if (!hopTimingOn()) return parse(req, res, next);
+    const t0 = performance.now();
+    parse(req, res, (err?: unknown) => {
+      recordHop('gateway:json-body', performance.now() - t0);
+      next(err);
+    });
+  };
 }

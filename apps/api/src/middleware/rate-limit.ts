@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { TrawlError } from '@trawl/api-schema';
-import type { RateLimiter } from '@trawl/queue';
+import { timeHop, type RateLimiter } from '@trawl/queue';
 import { teamOf } from '../request-context.js';
 
 /** Multiplier of the per-minute allowance for job-status polling routes. */
@@ -14,7 +14,7 @@ export function rateLimit(limiter: RateLimiter, bucket: 'api' | 'status'): Reque
   return async (_req, res, next) => {
     const team = teamOf(res);
     const limit = team.ratePerMinute * (bucket === 'status' ? STATUS_RATE_MULTIPLIER : 1);
-    const d = await limiter.consume(team.id, bucket, limit);
+    const d = await timeHop('gateway:rate-limit', () => limiter.consume(team.id, bucket, limit));
     res.setHeader('X-RateLimit-Limit', String(d.limit));
     res.setHeader('X-RateLimit-Remaining', String(d.remaining));
     if (!d.allowed) {

@@ -11,7 +11,9 @@ import type { ScrapeService } from '../services/scrape.service.js';
 export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
   router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
+    const tv = hopTimingOn() ? performance.now() : 0;
     const { data: request, warning } = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
+    if (tv > 0) recordHop('gateway:validate', performance.now() - tv);
     const clientGone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();

@@ -123,13 +123,17 @@ export class ScrapeService {
         sourceURL: redactUrl(request.url), scrapeId: jobId, creditsUsed, cacheState: 'hit' as const, cachedAt: new Date(entry.cachedAt).toISOString(),
       },
     };
-    // Charged and retained together (GET /v2/scrape/:id finds it); nobody waits for its announcement.
-    await Promise.all([
-      this.deps.credits.charge(team.id, creditsUsed),
+    // Billing stays exactly once: the charge is durable before the answer leaves (a failed charge fails
+    // the request, which then answers nothing). The retained copy (GET /v2/scrape/:id) is not: it is
+    // serialized and sent right after the answer is handed to the socket (setImmediate runs before this
+    // process reads another request), so a GET through this gateway always finds it; a failure to
+    // retain it is logged and the answer stands.
+    await timeHop('gateway:charge', () => this.deps.credits.charge(team.id, creditsUsed));
+    setImmediate(() => {
       this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
         zeroDataRetention: false, announce: false,
-      }),
-    ]);
+      }).catch((err: unknown) => log.warn({ err }, 'retaining a gateway cache hit failed'));
+    });
     log.debug('scrape answered from the cache at the gateway');
     return { jobId, document };
   }

@@ -6,7 +6,7 @@ import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
-import { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, unusableReason } from './cache-policy.js';
+import { cacheKeyOf, cacheReadOf, derivableFormats, derivedOptionsHash, mayStore, unusableReason } from './cache-policy.js';
 
 export interface CacheStepDeps {
   /** The page cache; absent when caching is off (`TRAWL_CACHE_ENABLED=false`). */
@@ -90,7 +90,7 @@ export class CacheStep {
 
   /**
    * After the formats: marks a fresh document `cacheState: miss` and keeps its page when the request
-   * allows; for a request the gateway may answer ({@link derivableRequest}), also keeps its derived
+   * allows; for a request whose formats the gateway may answer ({@link derivableFormats}: a `maxAge: 0` fetch too), also keeps its derived
    * formats next to the page (fresh or hit), so the next identical request needs no worker. Never throws.
    */
   async store(job: ScrapeJob, request: ScrapeRequest, source: PageSource, document: Document, log: Logger): Promise<void> {
@@ -113,7 +113,7 @@ export class CacheStep {
 
   /** A page's formats are kept for the gateway: a plain page (no file, no binaries) of a single scrape. */
   private derives(job: ScrapeJob, request: ScrapeRequest, source: PageSource): boolean {
-    return job.crawl === undefined && derivableRequest(request) && source.file === undefined
+    return job.crawl === undefined && derivableFormats(request) && source.file === undefined
       && source.binaries === undefined && source.pdfPages === undefined && source.converted === undefined;
   }
 
