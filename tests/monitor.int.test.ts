@@ -78,7 +78,7 @@ class MonitorJobs {
   private readonly connections: Redis[] = [];
 
   constructor(url: string) {
-    const prefix = new RedisKeys('trawl').bullPrefix();
+    const prefix = new RedisKeys('trawl').bullPrefix('monitor');
     const a = new Redis(url, { maxRetriesPerRequest: null });
     const b = new Redis(url, { maxRetriesPerRequest: null });
     this.connections.push(a, b);
@@ -134,7 +134,7 @@ const farText = `every ${DAYS[(new Date().getUTCDay() + 3) % 7]} at ${AWAY.getUT
 
 /** Types of the webhook deliveries queued about a check (the queue keeps them for an hour). */
 async function webhookEvents(checkId: string): Promise<string[]> {
-  const queue = new Queue('webhook', { connection: cluster.redis, prefix: new RedisKeys('trawl').bullPrefix() });
+  const queue = new Queue('webhook', { connection: cluster.redis, prefix: new RedisKeys('trawl').bullPrefix('webhook') });
   const all = await queue.getJobs();
   return all.filter((j) => JSON.stringify(j.data.body.data).includes(checkId)).map((j) => j.data.event as string).sort();
 }

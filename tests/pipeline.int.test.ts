@@ -50,6 +50,8 @@ const fakeHttp: Fetcher = {
     calls.push({ engine: 'http', path });
     switch (path) {
       case '/spa': return page(req.url, SHELL);
+      case '/missing-spa': return page(req.url, SHELL, 404);
+      case '/broken-spa': return page(req.url, SHELL, 500);
       case '/wall': return page(req.url, WALL, 403);
       case '/doc.pdf':
         return {
@@ -131,6 +133,17 @@ describe('scrape pipeline', () => {
     expect(callsTo('/spa')).toEqual([{ engine: 'http', path: '/spa' }, { engine: 'browser', path: '/spa', stealth: false }]);
     await settled(t.key);
     expect(await spent(t.key)).toBe(1);
+  });
+
+  it('a non-2xx answer that looks like a JavaScript shell is final: no browser', async () => {
+    const t = await cluster.team({ credits: 100 });
+    for (const [path, status] of [['/missing-spa', 404], ['/broken-spa', 500]] as const) {
+      const r = await scrape(t.key, { url: `${ORIGIN}${path}`, formats: ['markdown'], maxAge: 0 });
+      expect(r.status).toBe(200);
+      expect(r.body.data.metadata).toMatchObject({ statusCode: status, proxyUsed: 'basic' });
+      expect(callsTo(path)).toEqual([{ engine: 'http', path }]);
+    }
+    await settled(t.key);
   });
 
   it('proxy auto: a bot wall on plain HTTP goes to the browser with the enhanced tier', async () => {

@@ -49,7 +49,7 @@ describe('createQueueStack', () => {
     const api = stackOf(loadConfig(apiConfigSchema, shared), 'test-api');
     const worker = stackOf(loadConfig(workerConfigSchema, shared), 'test-worker');
     expect(worker.admission.backlogCap).toBe(7);
-    expect({ cap: worker.admission.backlogCap, checkAfterMs: worker.admission.checkAfterMs, prefix: worker.keys.bullPrefix() })
-      .toEqual({ cap: api.admission.backlogCap, checkAfterMs: api.admission.checkAfterMs, prefix: api.keys.bullPrefix() });
+    expect({ cap: worker.admission.backlogCap, checkAfterMs: worker.admission.checkAfterMs, prefix: worker.keys.bullPrefix('scrape') })
+      .toEqual({ cap: api.admission.backlogCap, checkAfterMs: api.admission.checkAfterMs, prefix: api.keys.bullPrefix('scrape') });
   });
 });

@@ -34,6 +34,8 @@ export async function startBenchCluster(env = {}) {
   return {
     url: api.url,
     key: fullEnv.TRAWL_BOOTSTRAP_API_KEY,
+    redisUrl: redis.url,
+    teamId: team.id,
     async close() {
       await api.close({ graceMs: 1000 });
       await worker.close({ graceMs: 1000 });

@@ -16,9 +16,20 @@
 // Each crawl runs --rounds times (order rotated, median reported) unless its first round took over 20 s;
 // each crawl stops at the --timeout-s deadline.
 //   node scripts/bench/crawl.bench.mjs [--pages 2000] [--concurrency 8] [--rounds 3] [--timeout-s 240]
+// Two more modes run Trawl alone, its worker as a child process (`apps/worker/dist/main.js`), on a
+// GeneratedSite (sitemap skipped, markdown, page webhooks on):
+//   --mode profile   one crawl of --pages pages: Redis commands per page (INFO commandstats, with the
+//                    calls made inside scripts) and the worker's CPU ms per page; --cpu-prof DIR also
+//                    writes the worker's V8 CPU profile there.
+//                    --site jena crawls the Jena mirror instead.
+//   --mode memory    one crawl of --pages pages (default 10000 here): the worker's RSS sampled every
+//                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
+//                    <= 1.1), and the Chromium processes left behind (none expected).
 import { setMaxListeners } from 'node:events';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,12 +39,27 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
-const PAGES = arg('pages', 2000);
+const argText = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const MODE = argText('mode', 'compare');
+const PAGES = arg('pages', MODE === 'memory' ? 10_000 : 2000);
 const CONCURRENCY = arg('concurrency', 8);
 const TIMEOUT_MS = arg('timeout-s', 240) * 1000;
 const ROUNDS = arg('rounds', 3);
 const SLOW_MS = 20_000;
-const LIMIT = 10_000;
+const LIMIT = Math.max(10_000, PAGES);
+// The worker roles `npm start` runs (apps/cli/src/embedded.ts): a PDF linked from a page is handed to
+// the documents role, a JavaScript shell to the browser. TRAWL_WORKER_ROLES overrides.
+const ROLES = process.env.TRAWL_WORKER_ROLES ?? (existsSync(process.env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium') ? 'http,browser,documents' : 'http,documents');
+/** What `npm start` derives from its roles (browser fallback, document parsing, a local blob store in `dir`). */
+const roleEnv = (dir) => ({
+  TRAWL_WORKER_ROLES: ROLES,
+  TRAWL_BROWSER_ENABLED: String(ROLES.includes('browser')), TRAWL_BROWSER_FALLBACK: String(ROLES.includes('browser')),
+  TRAWL_DOCUMENTS_ENABLED: String(ROLES.includes('documents')), TRAWL_DOCUMENT_PARSING: String(ROLES.includes('documents')),
+  TRAWL_BLOB_DIR: join(dir, 'blobs'), TRAWL_BLOB_SIGNING_SECRET: 'bench-blob-secret-0123456789abcdef',
+});
 const JENA = join(ROOT, '../shared/corpora/site-jena/site');
 if (!existsSync(JENA)) {
   console.error(`corpus not found: ${JENA}`);
@@ -317,13 +343,14 @@ async function startCluster() {
   const redis = await new RedisProcess({ dir, appendonly: false }).start();
   const env = {
     REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
-    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0',
+    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', ...roleEnv(dir),
     // No per-host politeness cap here: the baselines have none either (the default is 10 requests/s).
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '0',
   };
   const logger = createLogger({ role: 'bench', level: 'silent' });
-  const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger });
+  // The API first: its URL is the base of the blob URLs the worker signs (as `npm start` does).
   const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+  const worker = await startWorker(loadConfig(workerConfigSchema, env), { logger, blobPublicBaseUrl: api.url });
   const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
   return {
@@ -365,6 +392,165 @@ function median(runs) {
   return { ...mid, rounds: done.map((r) => ({ pages: r.pages, pagesPerSec: r.pagesPerSec })) };
 }
 
+
+// --- Trawl alone: profile and memory modes -------------------------------------------------------------
+
+/** Resident set size of a process from /proc, bytes. */
+const rssOf = (pid) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+};
+/** User + system CPU of a process from /proc, ms. */
+const cpuMsOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime in clock ticks (100/s)
+};
+/** Descendant processes of `pid` whose command line names Chromium. */
+const chromiumUnder = (pid) => {
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  const rows = out.trim().split('\n').map((l) => l.trim().split(/\s+/)).map(([p, pp, ...a]) => ({ pid: Number(p), ppid: Number(pp), args: a.join(' ') }));
+  const kids = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) if (kids.has(r.ppid) && !kids.has(r.pid)) { kids.add(r.pid); grew = true; }
+  }
+  return rows.filter((r) => r.pid !== pid && kids.has(r.pid) && /chrom/i.test(r.args)).length;
+};
+/** `INFO commandstats` as name -> calls. */
+const commandStats = async (redis) => {
+  const out = new Map();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (m) out.set(m[1], Number(m[2]));
+  }
+  return out;
+};
+
+async function runAlone() {
+  const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
+  const redisProcess = await new RedisProcess({ dir, appendonly: false }).start();
+  const env = {
+    REDIS_URL: redisProcess.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+    TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', TRAWL_CRAWL_HOST_RATE_PER_SEC: '0',
+    ...roleEnv(dir),
+  };
+  const cpuProf = argText('cpu-prof', '');
+  // A known metrics port: the memory mode reads the worker's heap figures there.
+  const probe = createServer();
+  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
+  env.TRAWL_WORKER_PORT = String(probe.address().port);
+  await new Promise((r) => probe.close(r));
+  const logger = createLogger({ role: 'bench', level: 'silent' });
+  const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
+  // --worker-log FILE keeps the worker's info log there.
+  const workerLog = argText('worker-log', '');
+  const worker = spawn(process.execPath, [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), join(ROOT, 'apps/worker/dist/main.js')], {
+    env: { ...process.env, ...env, TRAWL_BLOB_PUBLIC_URL: api.url, ...(workerLog ? { LOG_LEVEL: 'info' } : {}) },
+    stdio: ['ignore', workerLog ? openSync(workerLog, 'w') : 'ignore', 'inherit'],
+  });
+  const exited = new Promise((r) => worker.once('exit', r));
+  const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
+  await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
+  const cluster = { url: api.url, key: env.TRAWL_BOOTSTRAP_API_KEY };
+  const redis = new Redis(redisProcess.url);
+  const hooks = await startWebhookReceiver();
+  const onJena = argText('site', 'generated') === 'jena';
+  const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
+  const seed = onJena ? `${site.origin}/` : site.url('/');
+  const warm = await GeneratedSite.start({ pages: 100 });
+  try {
+    // Script names by SHA: each script is sent in full (EVAL) the first time, during the warm-up.
+    const scriptNames = new Map();
+    const learn = MODE === 'profile' ? await redis.monitor() : undefined;
+    learn?.on('monitor', (_time, args, source) => {
+      if (source === 'lua' || String(args[0]).toLowerCase() !== 'eval') return;
+      const lua = String(args[1]);
+      const line = lua.split('\n').map((l) => l.trim()).find((l) => /^--\[?\[?\s*\w/.test(l) || /^local function (?!finish|maybeComplete)/.test(l) || /^if |^local \w+ = redis/.test(l));
+      scriptNames.set(createHash('sha1').update(lua).digest('hex'), (line ?? lua.slice(0, 60)).replace(/[|\n]/g, ' ').slice(0, 70));
+    });
+    const warmRun = await measure('trawl', trawlCrawl, handle(warm.url('/'), warm), { cluster, hooks });
+    learn?.disconnect();
+    if (warmRun.skipped) throw new Error(`warm-up crawl: ${warmRun.skipped}`);
+    const before = await commandStats(redis);
+    const cpu0 = cpuMsOf(worker.pid);
+    // Round trips: commands sent by clients (MONITOR marks the ones run inside scripts as `lua`).
+    const trips = new Map();
+    const monitor = MODE === 'profile' ? await redis.monitor() : undefined;
+    monitor?.on('monitor', (_time, args, source) => {
+      if (source === 'lua') return;
+      const name = String(args[0]).toLowerCase();
+      const key = name === 'evalsha' ? `evalsha ${String(args[1]).slice(0, 8)}: ${scriptNames.get(String(args[1])) ?? '?'}` : name;
+      trips.set(key, (trips.get(key) ?? 0) + 1);
+    });
+    const samples = [];
+    const sampler = setInterval(() => samples.push(rssOf(worker.pid)), 250);
+    // Heap and external memory from the worker's metrics (prom-client defaults), every 2 s.
+    const heaps = [];
+    const heapSampler = MODE === 'memory' ? setInterval(() => {
+      fetch(`http://127.0.0.1:${env.TRAWL_WORKER_PORT}/metrics`).then((res) => res.text()).then((text) => {
+        const value = (name) => Number(new RegExp(`^trawl_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+        heaps.push({ heap: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') });
+      }).catch((err) => { heaps.error ??= String(err.cause ?? err); });
+    }, 2000) : undefined;
+    const r = await measure('trawl', trawlCrawl, handle(seed, site), { cluster, hooks });
+    clearInterval(sampler);
+    clearInterval(heapSampler);
+    monitor?.disconnect();
+    if (r.skipped) throw new Error(`crawl: ${r.skipped}`);
+    const cpuMs = cpuMsOf(worker.pid) - cpu0;
+    const after = await commandStats(redis);
+    const pages = r.pages;
+    console.log(`\n## Trawl alone, ${onJena ? 'jena (256 pages)' : `generated site (${PAGES} pages)`}, concurrency ${CONCURRENCY}: ${pages} documents in ${f(r.elapsedMs / 1000, 2)} s, ${f(r.pagesPerSec)} pages/s${r.lagMs !== undefined ? `, completed webhook ${f(r.lagMs)} ms after the last page webhook` : ''}`);
+    console.log(`worker roles ${ROLES}; worker CPU: ${f(cpuMs / pages, 2)} ms per page`);
+    if (MODE === 'profile') {
+      const rows = [...after].map(([name, calls]) => [name, calls - (before.get(name) ?? 0)]).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+      const total = rows.reduce((n, [, c]) => n + c, 0);
+      const scripts = rows.filter(([name]) => /^(evalsha|eval|fcall)$/.test(name)).reduce((n, [, c]) => n + c, 0);
+      console.log(`Redis commands per page (calls inside scripts included): ${f(total / pages, 1)}; script calls per page: ${f(scripts / pages, 2)}`);
+      console.log('\n| command | calls | per page |\n|---|---|---|');
+      for (const [name, calls] of rows) console.log(`| ${name} | ${calls} | ${f(calls / pages, 2)} |`);
+      const tripRows = [...trips].sort((a, b) => b[1] - a[1]);
+      const tripTotal = tripRows.reduce((n, [, c]) => n + c, 0);
+      console.log(`\nRound trips per page (commands sent by clients, MONITOR): ${f(tripTotal / pages, 1)}`);
+      console.log('\n| command sent | calls | per page |\n|---|---|---|');
+      for (const [name, calls] of tripRows) console.log(`| ${name} | ${calls} | ${f(calls / pages, 2)} |`);
+    } else {
+      const q = Math.max(1, Math.floor(samples.length / 4));
+      const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const first = mean(samples.slice(0, q));
+      const last = mean(samples.slice(-q));
+      console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB)`);
+      const tenths = (xs) => Array.from({ length: 10 }, (_, i) => xs[Math.min(xs.length - 1, Math.floor(((i + 0.5) * xs.length) / 10))]);
+      console.log(`worker RSS by tenth of the crawl, MB: ${tenths(samples).map((x) => f(x / 2 ** 20, 0)).join(' ')}`);
+      if (heaps.error) console.log(`worker metrics not read: ${heaps.error}`);
+      if (heaps.length > 0) {
+        console.log(`worker heap used by tenth, MB: ${tenths(heaps).map((x) => f(x.heap / 2 ** 20, 0)).join(' ')}`);
+        console.log(`worker external memory by tenth, MB: ${tenths(heaps).map((x) => f(x.external / 2 ** 20, 0)).join(' ')}`);
+      }
+      console.log(`Chromium processes under the worker after the crawl: ${chromiumUnder(worker.pid)}`);
+    }
+  } finally {
+    worker.kill('SIGTERM');
+    await exited;
+    redis.disconnect();
+    await api.close({ graceMs: 1000 });
+    await hooks.close();
+    await site.close();
+    await warm.close();
+    await redisProcess.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const f = (x, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+// What measure() needs of a site: the seed URL and its request counter.
+const handle = (url, site) => ({ url, resetCounters: () => site.resetCounters(), totalRequests: () => site.totalRequests() });
+if (MODE === 'profile' || MODE === 'memory') {
+  await runAlone();
+  process.exit(0);
+}
+
 const jena = await startStaticSite(JENA, 'https://jena.apache.org');
 const generated = await GeneratedSite.start({ pages: PAGES });
 const warmSite = await GeneratedSite.start({ pages: 100 });
@@ -373,8 +559,6 @@ const hooks = await startWebhookReceiver();
 const crawlers = [['minimal', minimalCrawl], ['crawlee', crawleeCrawl], ['trawl', trawlCrawl]];
 const ctx = { cluster, hooks };
 
-// What measure() needs of a site: the seed URL and its request counter.
-const handle = (url, site) => ({ url, resetCounters: () => site.resetCounters(), totalRequests: () => site.totalRequests() });
 const unavailable = new Map();
 for (const [name, crawl] of crawlers) {
   const r = await measure(name, crawl, handle(warmSite.url('/'), warmSite), ctx);
@@ -401,8 +585,7 @@ for (const s of sites) {
   results.push({ site: s.name, expected: s.expected, rows: crawlers.map(([name]) => median(runs.get(name))) });
 }
 
-const f = (x, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
-console.log(`\n## Crawl throughput, concurrency ${CONCURRENCY}, median of up to ${ROUNDS} rounds (same process, loopback sites)\n`);
+console.log(`\n## Crawl throughput, concurrency ${CONCURRENCY}, median of up to ${ROUNDS} rounds (same process, loopback sites; worker roles ${ROLES})\n`);
 console.log('| site | crawler | documents | 2xx HTML | site requests | seconds | pages/s | Trawl / this | note |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const { site, expected, rows } of results) {

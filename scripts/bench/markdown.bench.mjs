@@ -8,6 +8,11 @@
 // (b) throughput on real pages: readability/test-pages/*/source.html plus a sample of trafilatura-eval.
 //     Both converters get the same HTML strings; ours includes its own parse. Runs interleave page by
 //     page in one process so machine noise hits both alike.
+// (c) emphasis that does not parse: every markdown case, and every readability / trafilatura-eval page through
+//     the whole pipeline (runHtmlPipeline, markdown format), is parsed with markdown-it (CommonMark + GFM
+//     tables); a page counts when a text node of the parse still holds an unescaped `*` run or a `__` run
+//     at a word edge: emphasis markers the parser did not read as emphasis (escaped characters are
+//     separate tokens and do not count). `--literals-only` runs only this part.
 // Prints a markdown table and writes .bench/markdown.json. Env MD_DIST overrides the converter module path.
 import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -23,6 +28,7 @@ const argValue = (name, dflt) => {
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt;
 };
 const SAMPLE = argValue('--sample', 120);
+const LITERALS_ONLY = args.includes('--literals-only');
 const REPS = argValue('--reps', 2);
 
 const distPath = process.env.MD_DIST ?? join(root, 'packages', 'html', 'dist', 'markdown', 'index.js');
@@ -37,6 +43,8 @@ function makeTurndown() {
   return td;
 }
 const turndown = makeTurndown();
+const { runHtmlPipeline } = await import(pathToFileURL(join(dirname(distPath), '..', 'index.js')).href);
+const MarkdownIt = requireHtml('markdown-it');
 
 // ---------- (a) correctness ----------
 function structure(md) {
@@ -183,8 +191,71 @@ function throughput(pages) {
   return { pages: pages.length, reps: REPS, megabytes: mb / REPS, ours: o, turndown: t, ratio: o.mbPerS / t.mbPerS };
 }
 
+// ---------- (c) literal emphasis markers ----------
+const markdownIt = new MarkdownIt('commonmark').enable('table').enable('strikethrough');
+// Keep escaped characters as their own tokens (text_join would merge them into the text).
+markdownIt.disable('text_join');
+const LITERAL_MARKER = /\*|(?<![\p{L}\p{N}])__|__(?![\p{L}\p{N}])/u;
+
+/** Unescaped emphasis markers left as text by a CommonMark parse of `md` (first few, with context). */
+function literalMarkers(md) {
+  const found = [];
+  const walk = (tokens) => {
+    for (const t of tokens) {
+      if (t.type === 'text' && LITERAL_MARKER.test(t.content)) found.push(t.content.slice(0, 80));
+      if (t.children) walk(t.children);
+    }
+  };
+  walk(markdownIt.parse(md, {}));
+  return found;
+}
+
+function emphasisLiterals() {
+  const out = { cases: { n: 0, pages: 0, samples: [] }, pipeline: { n: 0, pages: 0, samples: [] } };
+  const note = (bucket, name, md) => {
+    bucket.n++;
+    const found = literalMarkers(md);
+    if (found.length === 0) return;
+    bucket.pages++;
+    if (bucket.samples.length < 12) bucket.samples.push({ name, text: found[0] });
+  };
+  for (const line of readFileSync(join(corpora, 'markdown', 'all_cases.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+    const c = JSON.parse(line);
+    let md = '';
+    try { md = htmlToMarkdown(c.input_html, {}); } catch { /* counted by correctness */ }
+    note(out.cases, `${c.suite}/${c.name}`, md);
+  }
+  const all = [];
+  const rdir = join(corpora, 'readability', 'test-pages');
+  for (const name of readdirSync(rdir).sort()) {
+    const f = join(rdir, name, 'source.html');
+    if (existsSync(f)) all.push({ name: `readability/${name}`, file: f });
+  }
+  const tdir = join(corpora, 'trafilatura-eval');
+  const evaldata = JSON.parse(readFileSync(join(tdir, 'evaldata.json'), 'utf8'));
+  for (const file of [...new Set(Object.values(evaldata).map((v) => v.file))].sort()) {
+    const p = [join(tdir, 'cache', file), join(tdir, 'eval', file)].find((x) => existsSync(x));
+    if (p) all.push({ name: `trafilatura/${basename(file)}`, file: p });
+  }
+  for (const page of all) {
+    let md = '';
+    try {
+      md = runHtmlPipeline(readFileSync(page.file, 'utf8'), { url: 'https://example.com/page', formats: { markdown: true } }).markdown ?? '';
+    } catch { /* not this part's concern */ }
+    note(out.pipeline, page.name, md);
+  }
+  return out;
+}
+
+if (LITERALS_ONLY) {
+  const lit = emphasisLiterals();
+  console.log(JSON.stringify(lit, null, 2));
+  process.exit(0);
+}
+
 const pages = loadPages();
 const corr = correctness();
+const literals = emphasisLiterals();
 const perf = throughput(pages);
 const f2 = (x) => x.toFixed(2), f3 = (x) => x.toFixed(3);
 const table = [
@@ -196,6 +267,8 @@ const table = [
   `Throughput ratio ours / turndown+gfm: **${f2(perf.ratio)}x** on ${perf.pages} pages (${f2(perf.megabytes)} MB, ${perf.reps} reps, interleaved).`,
   `Correctness on ${corr.cases} cases; per suite: ` +
     Object.entries(corr.bySuite).map(([k, v]) => `${k} ${f3(v.ours)} vs ${f3(v.turndown)}`).join(', ') + '.',
+  `Pages whose CommonMark parse keeps literal emphasis markers: ${literals.cases.pages} of ${literals.cases.n} markdown cases, ` +
+    `${literals.pipeline.pages} of ${literals.pipeline.n} readability + trafilatura-eval pages (whole pipeline).`,
 ];
 console.log(table.join('\n'));
 if (perf.turndown.failureSamples.length) console.log('\nturndown failures:', perf.turndown.failureSamples);
@@ -203,6 +276,6 @@ if (perf.ours.failureSamples.length) console.log('\nour failures:', perf.ours.fa
 mkdirSync(join(root, '.bench'), { recursive: true });
 writeFileSync(
   join(root, '.bench', 'markdown.json'),
-  JSON.stringify({ date: new Date().toISOString(), node: process.version, correctness: corr, throughput: perf }, null, 2),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, correctness: corr, throughput: perf, emphasisLiterals: literals }, null, 2),
 );
 console.log(`\nwrote ${join('.bench', 'markdown.json')}`);

@@ -1,13 +1,17 @@
 // Scrape latency through the whole cluster (gateway -> admission -> BullMQ -> worker -> HTML pipeline
 // -> result store -> gateway) against a bare in-process fetch plus conversion of the same pages, in one
 // run. The ratio is the cost of the cluster. Pages: real articles from ../shared/corpora/readability,
-// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20]
+// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--hops 1]
+// --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
+// `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
 
 const REQUESTS = arg('requests', 200);
+const HOPS = arg('hops', 0) > 0;
 const PAGES = arg('pages', 20);
 const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
 if (!existsSync(CORPUS)) {
@@ -69,10 +73,17 @@ async function measure(fn, n, parallel) {
 // Warm-up both paths (JIT, connection pools, worker threads).
 for (let i = 0; i < 20; i++) { await viaCluster(i); await bare(i); }
 const rows = [];
+const hops = new Map();
+const onHop = ({ hop, ms }) => {
+  if (!hops.has(hop)) hops.set(hop, []);
+  hops.get(hop).push(ms);
+};
 for (const parallel of [1, 8]) {
   // Interleave the two so machine noise hits both alike.
   const b = await measure(bare, REQUESTS, parallel);
+  if (HOPS && parallel === 1) subscribe('trawl:hop', onHop);
   const c = await measure(viaCluster, REQUESTS, parallel);
+  if (HOPS && parallel === 1) unsubscribe('trawl:hop', onHop);
   rows.push({ parallel, bare: b, cluster: c });
 }
 
@@ -82,6 +93,15 @@ console.log('| parallel | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(`| ${r.parallel} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(r.cluster.p50)} | ${f(r.cluster.p95)} | ${(r.cluster.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(r.cluster.throughput)} | ${(r.cluster.throughput / r.bare.throughput).toFixed(2)} |`);
+}
+if (HOPS) {
+  console.log(`\n## Hops of a cluster scrape at one in flight (ms; per request: mean over ${REQUESTS} requests)\n`);
+  console.log('| hop | p50 ms | mean ms | times per request |');
+  console.log('|---|---|---|---|');
+  for (const [hop, ms] of hops) {
+    const st = stats(ms);
+    console.log(`| ${hop} | ${st.p50.toFixed(2)} | ${st.mean.toFixed(2)} | ${(ms.length / REQUESTS).toFixed(2)} |`);
+  }
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: pages.length, rows }, null, 2));

@@ -1,10 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { apiConfigSchema, startApi, type ApiHandle } from '@trawl/api';
 import { loadConfig } from '@trawl/config';
 import { createLogger, createMetricsRegistry } from '@trawl/observability';
+import { createRedisClient } from '@trawl/queue';
 import { RedisServerFixture } from '@trawl/testing';
 import { startWorker, workerConfigSchema, type StartWorkerOptions, type WorkerHandle } from '@trawl/worker';
 
@@ -18,18 +19,21 @@ export const BOOT_KEY = 'tr-test-bootstrap-key-0123456789';
  * documents role, documents answer SCRAPE_UNSUPPORTED_CONTENT and /v2/parse is refused.
  */
 export class TestCluster {
+  /** The redis-server child (not set when the test gave its own Redis, `opts.redisUrl`). */
   redisServer!: RedisServerFixture;
   api!: ApiHandle;
   worker: WorkerHandle | undefined;
   redis!: Redis;
   env: Record<string, string> = {};
 
-  static async start(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestCluster> {
+  /** `opts.redisUrl`: a Redis the test runs itself (a Redis Cluster); by default a new redis-server. */
+  static async start(env: Record<string, string> = {}, opts: { worker?: boolean; redisUrl?: string } = {}): Promise<TestCluster> {
     const c = new TestCluster();
-    c.redisServer = await RedisServerFixture.start();
-    c.redis = new Redis(c.redisServer.url);
+    if (opts.redisUrl === undefined) c.redisServer = await RedisServerFixture.start();
+    const redisUrl = opts.redisUrl ?? c.redisServer.url;
+    c.redis = createRedisClient({ url: redisUrl, maxRetriesPerRequest: 20 });
     c.env = {
-      REDIS_URL: c.redisServer.url,
+      REDIS_URL: redisUrl,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -30,7 +30,7 @@ import type { ExtractService } from './services/extract.service.js';
 import { MapService } from './services/map.service.js';
 import { SearchService } from './services/search.service.js';
 import type { MonitorService } from './services/monitor.service.js';
-import { ScrapeService } from './services/scrape.service.js';
+import { ScrapeService, type GatewayCache } from './services/scrape.service.js';
 
 /** Everything the gateway's routes use, created by the composition root. */
 export interface AppDeps {
@@ -67,6 +67,8 @@ export interface AppDeps {
   /** The local blob store whose signed URLs this gateway serves; null when blobs live in S3. */
   blobs: LocalBlobStore | null;
   isShuttingDown: () => boolean;
+  /** The page cache (absent when `TRAWL_CACHE_ENABLED=false`): derived hits are answered at the gateway. */
+  cache?: GatewayCache;
 }
 
 /**
@@ -106,6 +108,7 @@ export function createApp(deps: AppDeps): Express {
     capabilities: deps.capabilities,
     llmConfigured: deps.llmConfigured,
     graceMs: config.TRAWL_SYNC_GRACE_MS,
+    ...(deps.cache ? { cache: deps.cache } : {}),
   });
   // Blob URLs carry their own signature instead of an API key.
   app.use(blobRoutes({ store: deps.blobs }));

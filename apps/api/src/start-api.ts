@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
-import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import { ParseUploadStore, RateLimiter, ResultWaiter, createQueueStack, type TeamStore } from '@trawl/queue';
+import { Counter, createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
+import { PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type TeamStore } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
@@ -84,6 +84,25 @@ export async function startApi(
     'changeTracking',
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
+  // Derived cache hits are answered here (ScrapeService.scrape): the same cache the workers write.
+  const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
+    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-api-cache', onError: onRedisError, maxRetriesPerRequest: API_REDIS_RETRIES })
+    : redis;
+  const cache = config.TRAWL_CACHE_ENABLED
+    ? {
+      pages: new PageCache(cacheRedis, {
+        prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
+        maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
+      }),
+      shared: config.TRAWL_CACHE_SHARED,
+      lookups: new Counter({
+        name: 'trawl_gateway_cache_lookups_total',
+        help: 'Derived cache entries looked up by the gateway, by mode (fresh: maxAge; minAge) and outcome (hit: answered without a worker; miss, stale, failed: sent to a worker)',
+        labelNames: ['mode', 'outcome'] as const,
+        registers: [registry],
+      }),
+    }
+    : undefined;
   let shuttingDown = false;
   const params = new CrawlParamsService({
     queues, waiter, results, cancellations, llmConfigured,
@@ -120,6 +139,7 @@ export async function startApi(
     searchEnabled: searchSettingsOf(config).provider !== 'none',
     blobs: localBlobs,
     isShuttingDown: () => shuttingDown,
+    ...(cache ? { cache } : {}),
   });
   // Request timeouts are checked this often: a fraction of the shortest, so they fire near their value.
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, Math.floor(config.TRAWL_HEADERS_TIMEOUT_MS / 4)) }, app);
@@ -169,6 +189,7 @@ export async function startApi(
       hub.close();
       if (sweeper) clearInterval(sweeper);
       await blobStore.close();
+      if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
       await stack.close();
     },
   };

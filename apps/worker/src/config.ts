@@ -116,10 +116,19 @@ export const workerConfigSchema = z.object({
   /** `enhanced` proxy pool, same syntax. Default none: direct, with the stealth browser. */
   TRAWL_PROXY_ENHANCED: envProxyList(),
   /**
-   * Requests per second to one host from the pages of all crawls and batches, shared by every worker
-   * (a page over the rate waits as a delayed job, holding no worker). 0 turns it off. Default 10.
+   * Fixed politeness: requests per second to one host from the pages of all crawls and batches,
+   * shared by every worker (a page over the rate waits as a delayed job, holding no worker). 0 turns
+   * every per-host limit off. Default unset: adaptive politeness (the TRAWL_CRAWL_HOST_* below).
    */
-  TRAWL_CRAWL_HOST_RATE_PER_SEC: z.coerce.number().min(0).max(100_000).default(10),
+  TRAWL_CRAWL_HOST_RATE_PER_SEC: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().min(0).max(100_000).optional()),
+  /** Crawl requests in flight to one host across all workers (a lease each, expiring if its worker dies); 0 = no cap. Default 16. */
+  TRAWL_CRAWL_HOST_MAX_IN_FLIGHT: envInt(16, { min: 0, max: 10_000 }),
+  /** Adaptive politeness: the delay between request starts to a host tends to latency / this. Default 8. */
+  TRAWL_CRAWL_HOST_TARGET_CONCURRENCY: z.coerce.number().min(0.1).max(1000).default(8),
+  /** Adaptive politeness: the delay between request starts to a host never goes below this, ms. Default 0. */
+  TRAWL_CRAWL_HOST_MIN_DELAY_MS: envInt(0, { min: 0, max: 3_600_000 }),
+  /** Adaptive politeness: cap of the delay (backoff on 429/503, rising latency) and of robots.txt Crawl-delay, ms. Default 60000. */
+  TRAWL_CRAWL_HOST_MAX_DELAY_MS: envInt(60_000, { min: 0, max: 3_600_000 }),
   /** Time budget of a crawl's seeding (robots.txt, sitemaps), ms. Default 60000. */
   TRAWL_CRAWL_KICKOFF_BUDGET_MS: envInt(60_000, { min: 1000 }),
   /** How often running crawls are checked for lost pages, ms. Default 5000. */

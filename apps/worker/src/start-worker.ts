@@ -117,6 +117,11 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       if (policy === 'noeviction') logger.warn({ policy }, 'cache Redis does not evict and TRAWL_CACHE_MAX_BYTES is 0: set maxmemory-policy allkeys-lru on it');
     }, () => undefined);
   }
+  const hostRate = new HostRateLimiter(redis, keys, {
+    ratePerSec: config.TRAWL_CRAWL_HOST_RATE_PER_SEC, maxInFlight: config.TRAWL_CRAWL_HOST_MAX_IN_FLIGHT,
+    targetConcurrency: config.TRAWL_CRAWL_HOST_TARGET_CONCURRENCY, minDelayMs: config.TRAWL_CRAWL_HOST_MIN_DELAY_MS,
+    maxDelayMs: config.TRAWL_CRAWL_HOST_MAX_DELAY_MS,
+  });
   const deps: ScrapeProcessorDeps = {
     http: fetcher,
     ...(browser ? { browser: browser.fetcher } : {}),
@@ -136,7 +141,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     maxResultBytes: config.TRAWL_MAX_RESULT_BYTES,
     maxActionReturnBytes: config.TRAWL_MAX_ACTION_RETURN_BYTES,
     crawlPages,
-    hostRate: new HostRateLimiter(redis, keys, config.TRAWL_CRAWL_HOST_RATE_PER_SEC),
+    hostRate,
     shutdown: shutdown.signal,
     cancellations,
     cache: new CacheStep({
@@ -154,7 +159,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const consumeQueue = (queue: string, handler: JobHandler, concurrency: number) => {
     const worker = new Worker(queue, lifecycleHandler(queue, handler, { metrics, shutdown: shutdown.signal }), {
       connection: bullConnection,
-      prefix: keys.bullPrefix(),
+      prefix: keys.bullPrefix(queue),
       concurrency,
       lockDuration: config.TRAWL_JOB_LOCK_MS,
       stalledInterval: Math.max(1000, Math.floor(config.TRAWL_JOB_LOCK_MS / 2)),
@@ -195,7 +200,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       tokens: stack.tokens,
       kickoffBudgetMs: config.TRAWL_CRAWL_KICKOFF_BUDGET_MS,
       shutdown: shutdown.signal,
-      cancellations, teams,
+      cancellations, teams, hostRate,
     });
     consumeQueue('crawl', (job) => crawlProcessor.process(job), config.TRAWL_CRAWL_CONCURRENCY);
     const extractLog = logger.child({ component: 'extract' });
@@ -228,7 +233,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     workers.push(startWebhookWorker(config, {
-      connection: bullConnection, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal,
+      connection: bullConnection, prefix: keys.bullPrefix('webhook'), logger, registry, shutdown: shutdown.signal,
       wrap: (handler) => lifecycleHandler('webhook', handler, { metrics, shutdown: shutdown.signal }),
       onWorker: (worker) => countStalled(worker, 'webhook', metrics),
     }));

@@ -57,7 +57,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const commonEnv = {
   /** pino level. Default `info`. */
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  /** Redis for queues, teams and results (`redis://` or `rediss://`). Unset in embedded mode. */
+  /**
+   * Redis for queues, teams and results (`redis://` or `rediss://`), or a Redis Cluster:
+   * `redis+cluster://[user:password@]host:port,host:port` (`rediss+cluster://` for TLS; seed nodes, the
+   * rest are discovered). Unset in embedded mode.
+   */
   REDIS_URL: envOptionalString(),
   /** Sentinel endpoints `host:port,host:port`; with `REDIS_SENTINEL_NAME` replaces `REDIS_URL`. */
   REDIS_SENTINELS: envList(),

@@ -80,7 +80,7 @@ export class Admission {
     if (status === 'dup') return { status: 'duplicate', promoted: [] };
     if (status === 'full') return { status: 'backlog-full', promoted: [] };
     await this.redis.sadd(k.admTeams(), t);
-    const promoted = this.decodePromoted(raw, now, spec.jobId);
+    const promoted = this.decodePromoted(raw, now, spec);
     const position = Number(raw[1]);
     return position > 0 ? { status: 'queued', position, promoted } : { status: 'admitted', promoted };
   }
@@ -131,13 +131,14 @@ export class Admission {
     await this.redis.zadd(this.keys.admActive(teamId), 'XX', this.now() + this.checkAfterMs, jobId);
   }
 
-  private decodePromoted(raw: (string | number)[], now: number, admittedNow?: string): PromotedJob[] {
+  private decodePromoted(raw: (string | number)[], now: number, admittedNow?: DispatchSpec): PromotedJob[] {
     const out: PromotedJob[] = [];
     for (let i = 2; i + 1 < raw.length; i += 2) {
       const specJson = String(raw[i + 1]);
       if (!specJson) continue;
-      const spec = JSON.parse(specJson) as DispatchSpec;
-      const limited = spec.jobId !== admittedNow;
+      // The job admitted by this very call is the spec in hand: not parsed back from its JSON.
+      const spec = admittedNow && String(raw[i]) === admittedNow.jobId ? admittedNow : JSON.parse(specJson) as DispatchSpec;
+      const limited = spec.jobId !== admittedNow?.jobId;
       out.push({ spec, limited, waitMs: limited ? Math.max(0, now - spec.enqueuedAt) : 0 });
     }
     return out;

@@ -88,7 +88,7 @@ describe('ClusterStats', () => {
       const release = once(events, 'release');
       if (++running === 3) events.emit('all-active');
       await release;
-    }, { connection: redis, prefix: keys.bullPrefix(), concurrency: 5 });
+    }, { connection: redis, prefix: keys.bullPrefix('scrape'), concurrency: 5 });
     await allActive;
     const scrape = (await stats.queues()).find((q) => q.queue === 'scrape')!;
     expect(scrape.counts.active).toBe(3);

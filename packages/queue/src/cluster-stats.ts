@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName } from './job-catalog.js';
+import { redisPrimaries } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import { defineScript } from './redis-script.js';
 
@@ -95,7 +96,7 @@ export class ClusterStats {
     // Sent together (one round trip); the one declared key routes each call to its queue's slot
     // (all the queue's keys share the hash tag).
     const replies = await Promise.all(QUEUE_NAMES.map((queue) => {
-      const base = `${this.keys.bullPrefix()}:${queue}:`;
+      const base = `${this.keys.bullPrefix(queue)}:${queue}:`;
       return queueStatsScript.run(this.redis, [`${base}wait`], [base, String(now)]);
     }));
     return QUEUE_NAMES.map((queue, i) => {
@@ -132,22 +133,27 @@ export class ClusterStats {
       const [next, teams] = await this.redis.sscan(this.keys.admTeams(), cursor, 'COUNT', 500);
       cursor = next;
       if (teams.length === 0) continue;
-      const pipeline = this.redis.pipeline();
-      for (const t of teams) pipeline.zcard(this.keys.admActive(t)).zcard(this.keys.admBacklog(t));
-      const replies = (await pipeline.exec()) ?? [];
-      replies.forEach(([err, n], i) => {
-        if (err) throw err;
-        if (i % 2 === 0) active += Number(n);
-        else backlogged += Number(n);
-      });
+      // Sent together, not as one pipeline: teams hash to different slots (nodes) on Redis Cluster.
+      const counts = await Promise.all(teams.map((t) => Promise.all([this.redis.zcard(this.keys.admActive(t)), this.redis.zcard(this.keys.admBacklog(t))])));
+      for (const [a, b] of counts) {
+        active += a;
+        backlogged += b;
+      }
     } while (cursor !== '0');
     return { active, backlogged };
   }
 }
 
-/** `used_memory` and `maxmemory` from INFO memory. */
+/**
+ * `used_memory` and `maxmemory` from INFO memory, summed over the primaries of a Redis Cluster (a
+ * Cluster sends INFO to one node); `maxBytes` is 0 (unbounded) when any primary is unbounded.
+ */
 export async function readRedisMemory(redis: Redis): Promise<RedisMemory> {
-  const info = await redis.info('memory');
-  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-  return { usedBytes: field('used_memory'), maxBytes: field('maxmemory') };
+  const infos = await Promise.all(redisPrimaries(redis).map((node) => node.info('memory')));
+  const field = (info: string, name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  const maxes = infos.map((info) => field(info, 'maxmemory'));
+  return {
+    usedBytes: infos.reduce((sum, info) => sum + field(info, 'used_memory'), 0),
+    maxBytes: maxes.some((m) => m === 0) ? 0 : maxes.reduce((a, b) => a + b, 0),
+  };
 }

@@ -67,9 +67,19 @@ export class CrawlCoordinator {
    */
   async pump(crawlId: string, known?: CrawlRecord): Promise<PumpResult> {
     const result = await this.store.pump(crawlId, { now: this.now() });
+    await this.pumped(crawlId, result, known);
+    return result;
+  }
+
+  /**
+   * Acts on a pump's result (from {@link pump} or the store's `pageDoneNext`): submits the pages it
+   * took, schedules the next pump when the crawl's delay holds pages back, runs the completion
+   * effects when it completed the crawl.
+   */
+  async pumped(crawlId: string, result: PumpResult, known?: CrawlRecord): Promise<void> {
     if (result.state === 'completed') {
       await this.ended(crawlId);
-      return result;
+      return;
     }
     const crawl = result.pages.length > 0 || result.state === 'wait' ? (known ?? (await this.store.get(crawlId))) : null;
     if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
@@ -81,7 +91,6 @@ export class CrawlCoordinator {
         priority: 1,
       });
     }
-    return result;
   }
 
   /** Submits one page as a bulk scrape job through its team's concurrency group. */

@@ -16,6 +16,7 @@ import { defineScript } from './redis-script.js';
 const HIDDEN_BAND = 9e14;
 
 const FINISH = `
+local HIDDEN_BAND = ${HIDDEN_BAND}
 local function finish(status, now)
   local retention = tonumber(redis.call('HGET', KEYS[1], 'retentionSec') or '86400')
   redis.call('HSET', KEYS[1], 'status', status, 'completedAt', now)
@@ -40,58 +41,64 @@ end
  * until found organically, through the items field `h:<key>` -> jobId).
  * Returns {accepted, robotsBlocked}.
  */
-const ENQUEUE_LUA = `${FINISH}
-local HIDDEN_BAND = ${HIDDEN_BAND}
-local status = redis.call('HGET', KEYS[1], 'status')
-if status == 'completed' and ARGV[2] == 'reopen' then
-  redis.call('HSET', KEYS[1], 'status', 'scraping')
-  redis.call('HDEL', KEYS[1], 'completedAt')
-  for i = 1, 8 do redis.call('PERSIST', KEYS[i]) end
-  status = 'scraping'
-end
-if status ~= 'scraping' then return {0, 0} end
-local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
-local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
-local accepted, blocked = 0, 0
-for i = 3, #ARGV, 5 do
-  local key, url, depth, jobId, flag = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4]
-  if flag == 'robots' then
-    -- Listed once each, and no more of them than the crawl's page limit (bounded memory).
-    if redis.call('LLEN', KEYS[8]) < limit and redis.call('SADD', KEYS[2], key) == 1 then
-      redis.call('RPUSH', KEYS[8], url)
-      blocked = blocked + 1
-    end
-  elseif flag == 'hidden' then
-    -- Known only from earlier crawls: after every page found organically, marked so, and not counted
-    -- in \`total\` until it starts (PUMP), so it never takes the room of a page found organically.
-    if redis.call('SADD', KEYS[2], key) == 1 then
+const ENQUEUE_FN = `
+local function enqueue(from, reopen)
+  local status = redis.call('HGET', KEYS[1], 'status')
+  if status == 'completed' and reopen then
+    redis.call('HSET', KEYS[1], 'status', 'scraping')
+    redis.call('HDEL', KEYS[1], 'completedAt')
+    for i = 1, 8 do redis.call('PERSIST', KEYS[i]) end
+    status = 'scraping'
+  end
+  if status ~= 'scraping' then return 0, 0 end
+  local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
+  local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+  local accepted, blocked = 0, 0
+  for i = from, #ARGV, 5 do
+    local key, url, depth, jobId, flag = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4]
+    if flag == 'robots' then
+      -- Listed once each, and no more of them than the crawl's page limit (bounded memory).
+      if redis.call('LLEN', KEYS[8]) < limit and redis.call('SADD', KEYS[2], key) == 1 then
+        redis.call('RPUSH', KEYS[8], url)
+        blocked = blocked + 1
+      end
+    elseif flag == 'hidden' then
+      -- Known only from earlier crawls: after every page found organically, marked so, and not counted
+      -- in \`total\` until it starts (PUMP), so it never takes the room of a page found organically.
+      if redis.call('SADD', KEYS[2], key) == 1 then
+        local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+        redis.call('ZADD', KEYS[3], HIDDEN_BAND + seq, jobId)
+        redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth, hidden = true}), 'h:' .. key, jobId)
+        accepted = accepted + 1
+      end
+    elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
       local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-      redis.call('ZADD', KEYS[3], HIDDEN_BAND + seq, jobId)
-      redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth, hidden = true}), 'h:' .. key, jobId)
+      redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
+      redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
+      total = total + 1
       accepted = accepted + 1
-    end
-  elseif total < limit and redis.call('SADD', KEYS[2], key) == 1 then
-    local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-    redis.call('ZADD', KEYS[3], depth * 1e10 + seq, jobId)
-    redis.call('HSET', KEYS[4], jobId, cjson.encode({url = url, depth = depth}))
-    total = total + 1
-    accepted = accepted + 1
-  elseif total < limit then
-    -- Seen already. A hidden page still waiting, found organically after all, becomes visible in its
-    -- breadth-first place and is counted now.
-    local hidden = redis.call('HGET', KEYS[4], 'h:' .. key)
-    if hidden then
-      redis.call('HDEL', KEYS[4], 'h:' .. key)
-      local item = redis.call('HGET', KEYS[4], hidden)
-      if item and redis.call('ZSCORE', KEYS[3], hidden) then
-        redis.call('HSET', KEYS[4], hidden, cjson.encode({url = cjson.decode(item).url, depth = depth}))
-        redis.call('ZADD', KEYS[3], depth * 1e10 + redis.call('HINCRBY', KEYS[1], 'seq', 1), hidden)
-        total = total + 1
+    elseif total < limit then
+      -- Seen already. A hidden page still waiting, found organically after all, becomes visible in its
+      -- breadth-first place and is counted now.
+      local hidden = redis.call('HGET', KEYS[4], 'h:' .. key)
+      if hidden then
+        redis.call('HDEL', KEYS[4], 'h:' .. key)
+        local item = redis.call('HGET', KEYS[4], hidden)
+        if item and redis.call('ZSCORE', KEYS[3], hidden) then
+          redis.call('HSET', KEYS[4], hidden, cjson.encode({url = cjson.decode(item).url, depth = depth}))
+          redis.call('ZADD', KEYS[3], depth * 1e10 + redis.call('HINCRBY', KEYS[1], 'seq', 1), hidden)
+          total = total + 1
+        end
       end
     end
   end
+  redis.call('HSET', KEYS[1], 'total', total)
+  return accepted, blocked
 end
-redis.call('HSET', KEYS[1], 'total', total)
+`;
+
+const ENQUEUE_LUA = `${FINISH}${ENQUEUE_FN}
+local accepted, blocked = enqueue(3, ARGV[2] == 'reopen')
 return {accepted, blocked}
 `;
 
@@ -102,66 +109,70 @@ return {accepted, blocked}
  * Returns {state, waitUntil, jobId1, item1, ...}: state `ok`, `wait` (delay: come back at waitUntil),
  * `busy` (no room), `completed` (this call completed the crawl), or the crawl's status when not scraping.
  */
-const PUMP_LUA = `${FINISH}
-local HIDDEN_BAND = ${HIDDEN_BAND}
-local now = tonumber(ARGV[1])
-local status = redis.call('HGET', KEYS[1], 'status')
-if status ~= 'scraping' then return {status or 'missing', 0} end
-if redis.call('ZCARD', KEYS[3]) == 0 then
-  if maybeComplete(now) == 1 then return {'completed', 0} end
-  return {'ok', 0}
-end
-local free = tonumber(redis.call('HGET', KEYS[1], 'maxConcurrency')) - redis.call('ZCARD', KEYS[5])
-if free <= 0 then return {'busy', 0} end
--- Hidden pages (scores from HIDDEN_BAND) start only when no organic page is in flight: one of those
--- may still link to them (and make them visible). Organic pages never wait for hidden ones.
-local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-local organicOnly = tonumber(head[2]) < HIDDEN_BAND
-if not organicOnly then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
-    local item = redis.call('HGET', KEYS[4], id)
-    if item and not cjson.decode(item).hidden then return {'ok', 0} end
+const PUMP_FN = `
+local function pump(now, maxTake)
+  local status = redis.call('HGET', KEYS[1], 'status')
+  if status ~= 'scraping' then return {status or 'missing', 0} end
+  if redis.call('ZCARD', KEYS[3]) == 0 then
+    if maybeComplete(now) == 1 then return {'completed', 0} end
+    return {'ok', 0}
   end
-end
-local delay = tonumber(redis.call('HGET', KEYS[1], 'delayMs') or '0')
-if delay > 0 then
-  local nextAt = tonumber(redis.call('HGET', KEYS[1], 'nextStartAt') or '0')
-  if now < nextAt then return {'wait', nextAt} end
-  free = 1
-  redis.call('HSET', KEYS[1], 'nextStartAt', now + delay)
-end
-local take = math.min(free, tonumber(ARGV[2]))
-local popped
-if organicOnly then
-  popped = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. HIDDEN_BAND, 'WITHSCORES', 'LIMIT', 0, take)
-  for i = 1, #popped, 2 do redis.call('ZREM', KEYS[3], popped[i]) end
-else
-  popped = redis.call('ZPOPMIN', KEYS[3], take)
-end
-local out = {'ok', 0}
-local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
-local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
-for i = 1, #popped, 2 do
-  local id = popped[i]
-  local item = redis.call('HGET', KEYS[4], id) or ''
-  if tonumber(popped[i + 1]) >= HIDDEN_BAND then
-    -- A hidden page is counted when it starts, if the crawl's limit still has room; else it is dropped.
-    if total < limit then
-      total = total + 1
-      redis.call('HSET', KEYS[1], 'total', total)
-    else
-      redis.call('HDEL', KEYS[4], id)
-      item = nil
+  local free = tonumber(redis.call('HGET', KEYS[1], 'maxConcurrency')) - redis.call('ZCARD', KEYS[5])
+  if free <= 0 then return {'busy', 0} end
+  -- Hidden pages (scores from HIDDEN_BAND) start only when no organic page is in flight: one of those
+  -- may still link to them (and make them visible). Organic pages never wait for hidden ones.
+  local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  local organicOnly = tonumber(head[2]) < HIDDEN_BAND
+  if not organicOnly then
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+      local item = redis.call('HGET', KEYS[4], id)
+      if item and not cjson.decode(item).hidden then return {'ok', 0} end
     end
   end
-  if item then
-    redis.call('ZADD', KEYS[5], now, id)
-    out[#out + 1] = id
-    out[#out + 1] = item
+  local delay = tonumber(redis.call('HGET', KEYS[1], 'delayMs') or '0')
+  if delay > 0 then
+    local nextAt = tonumber(redis.call('HGET', KEYS[1], 'nextStartAt') or '0')
+    if now < nextAt then return {'wait', nextAt} end
+    free = 1
+    redis.call('HSET', KEYS[1], 'nextStartAt', now + delay)
   end
+  local take = math.min(free, maxTake)
+  local popped
+  if organicOnly then
+    popped = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. HIDDEN_BAND, 'WITHSCORES', 'LIMIT', 0, take)
+    for i = 1, #popped, 2 do redis.call('ZREM', KEYS[3], popped[i]) end
+  else
+    popped = redis.call('ZPOPMIN', KEYS[3], take)
+  end
+  local out = {'ok', 0}
+  local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+  local limit = tonumber(redis.call('HGET', KEYS[1], 'limit'))
+  for i = 1, #popped, 2 do
+    local id = popped[i]
+    local item = redis.call('HGET', KEYS[4], id) or ''
+    if tonumber(popped[i + 1]) >= HIDDEN_BAND then
+      -- A hidden page is counted when it starts, if the crawl's limit still has room; else it is dropped.
+      if total < limit then
+        total = total + 1
+        redis.call('HSET', KEYS[1], 'total', total)
+      else
+        redis.call('HDEL', KEYS[4], id)
+        item = nil
+      end
+    end
+    if item then
+      redis.call('ZADD', KEYS[5], now, id)
+      out[#out + 1] = id
+      out[#out + 1] = item
+    end
+  end
+  if #out == 2 and maybeComplete(now) == 1 then return {'completed', 0} end
+  return out
 end
-if #out == 2 and maybeComplete(now) == 1 then return {'completed', 0} end
-return out
+`;
+
+const PUMP_LUA = `${FINISH}${PUMP_FN}
+return pump(tonumber(ARGV[1]), tonumber(ARGV[2]))
 `;
 
 /**
@@ -172,32 +183,60 @@ return out
  * Nothing is recorded once the crawl is no longer scraping (cancelled), but the slot is freed.
  * Returns {result ('ok'|'dup'|'duplicate-url'|'ignored'), completed (0|1), completedCount}.
  */
-const PAGE_DONE_LUA = `${FINISH}
-local now = tonumber(ARGV[2])
-if redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return {'dup', 0, 0} end
-redis.call('HDEL', KEYS[4], ARGV[1])
-local result = 'ok'
-if redis.call('HGET', KEYS[1], 'status') ~= 'scraping' then
-  result = 'ignored'
-else
-  local kind = ARGV[3]
-  if kind == 'doc' and ARGV[6] ~= '' and redis.call('SADD', KEYS[2], ARGV[6]) == 0 then
-    kind = 'drop'
-    result = 'duplicate-url'
-  end
-  redis.call('HINCRBY', KEYS[1], 'creditsUsed', tonumber(ARGV[5]))
-  if kind == 'doc' then
-    redis.call('RPUSH', KEYS[6], ARGV[4])
-    redis.call('HINCRBY', KEYS[1], 'completed', 1)
-  elseif kind == 'error' then
-    redis.call('RPUSH', KEYS[7], ARGV[4])
-    redis.call('HINCRBY', KEYS[1], 'failed', 1)
+const PAGE_DONE_FN = `
+local function pageDone(now)
+  if redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return 'dup', 0, 0 end
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  local result = 'ok'
+  if redis.call('HGET', KEYS[1], 'status') ~= 'scraping' then
+    result = 'ignored'
   else
-    redis.call('HINCRBY', KEYS[1], 'total', -1)
+    local kind = ARGV[3]
+    if kind == 'doc' and ARGV[6] ~= '' and redis.call('SADD', KEYS[2], ARGV[6]) == 0 then
+      kind = 'drop'
+      result = 'duplicate-url'
+    end
+    redis.call('HINCRBY', KEYS[1], 'creditsUsed', tonumber(ARGV[5]))
+    if kind == 'doc' then
+      redis.call('RPUSH', KEYS[6], ARGV[4])
+      redis.call('HINCRBY', KEYS[1], 'completed', 1)
+    elseif kind == 'error' then
+      redis.call('RPUSH', KEYS[7], ARGV[4])
+      redis.call('HINCRBY', KEYS[1], 'failed', 1)
+    else
+      redis.call('HINCRBY', KEYS[1], 'total', -1)
+    end
   end
+  local completed = maybeComplete(now)
+  return result, completed, tonumber(redis.call('HGET', KEYS[1], 'completed') or '0')
 end
-local completed = maybeComplete(now)
-return {result, completed, tonumber(redis.call('HGET', KEYS[1], 'completed') or '0')}
+`;
+
+const PAGE_DONE_LUA = `${FINISH}${PAGE_DONE_FN}
+local result, completed, documents = pageDone(tonumber(ARGV[2]))
+return {result, completed, documents}
+`;
+
+/**
+ * PAGE_DONE_NEXT: one call at the end of a page: its links into the frontier (ENQUEUE), its outcome
+ * (PAGE_DONE), then the next pages (PUMP) unless the page completed the crawl or was recorded
+ * before. ARGV[1..6] as PAGE_DONE, ARGV[7] most items to take (0: no pump), then ENQUEUE's groups of five.
+ * Links are added before the outcome: a crawl never completes while a page's links are unadded.
+ * Returns {result, completed, documents, accepted, robotsBlocked, pumpState, waitUntil, jobId1, item1, ...}
+ * (pumpState '' when no pump ran).
+ */
+const PAGE_DONE_NEXT_LUA = `${FINISH}${ENQUEUE_FN}${PAGE_DONE_FN}${PUMP_FN}
+local now = tonumber(ARGV[2])
+local accepted, blocked = 0, 0
+-- A page recorded already (a re-run after a crash, or the watchdog) adds nothing.
+if #ARGV >= 8 and redis.call('ZSCORE', KEYS[5], ARGV[1]) then accepted, blocked = enqueue(8, false) end
+local result, completed, documents = pageDone(now)
+local out = {result, completed, documents, accepted, blocked, '', 0}
+if result ~= 'dup' and completed == 0 and tonumber(ARGV[7]) > 0 then
+  local pumped = pump(now, tonumber(ARGV[7]))
+  for i = 1, #pumped do out[5 + i] = pumped[i] end
+end
+return out
 `;
 
 /**
@@ -263,6 +302,12 @@ export const pageDoneScript = defineScript({
     const [result, completed, documents] = reply as [string, number, number];
     return { result: String(result), completed: Number(completed) === 1, documents: Number(documents) };
   },
+});
+
+/** Raw PAGE_DONE_NEXT reply (see the script). */
+export const pageDoneNextScript = defineScript({
+  name: 'trawlCrawlPageDoneNext', numberOfKeys: CRAWL_KEYS, lua: PAGE_DONE_NEXT_LUA,
+  decode: (reply) => reply as (string | number)[],
 });
 
 export const kickoffDoneScript = defineScript({

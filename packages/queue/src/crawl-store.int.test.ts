@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { documentSchema, scrapeOptionsSchema, type Document } from '@trawl/api-schema';
 import { RedisServerFixture } from '@trawl/testing';
 import { CrawlStore, type NewCrawl } from './crawl-store.js';
-import { HostRateLimiter } from './host-rate-limiter.js';
 import { RedisKeys } from './redis-keys.js';
 
 let server: RedisServerFixture;
@@ -91,6 +90,32 @@ describe('CrawlStore', () => {
     expect((await store.get(c.id))!.total).toBe(2);
   });
 
+  it('pageDoneNext adds the links, records the page and starts the next pages in one call; a re-run adds nothing', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 4, maxConcurrency: 2 }));
+    await store.enqueue(c.id, [cand(0, 0)]);
+    await store.kickoffDone(c.id);
+    const [seed] = (await store.pump(c.id)).pages;
+    const doc = { kind: 'doc' as const, document: page, creditsUsed: 1 };
+    const done = await store.pageDoneNext(c.id, seed!.jobId, doc, [cand(1), cand(2), cand(3), cand(4), { ...cand(5), robotsBlocked: true }]);
+    expect(done).toMatchObject({ result: 'ok', completed: false, documents: 1, accepted: 3, robotsBlocked: 1 });
+    // Two slots: the first two links start at once.
+    expect(done.pump?.state).toBe('ok');
+    expect(done.pump?.pages.map((p) => p.url)).toEqual(['http://a.example/1', 'http://a.example/2']);
+    // A re-run of a recorded page neither records it again nor adds its links.
+    expect(await store.pageDoneNext(c.id, seed!.jobId, doc, [cand(6)])).toMatchObject({ result: 'dup', accepted: 0, pump: null });
+    const [p1, p2] = done.pump!.pages;
+    // Out of credits (maxTake 0): recorded, nothing more starts.
+    const error = { kind: 'error' as const, error: { id: 'x', timestamp: 't', url: 'u', code: 'C', error: 'e' } };
+    expect(await store.pageDoneNext(c.id, p1!.jobId, error, [], { maxTake: 0 })).toMatchObject({ result: 'ok', completed: false, pump: null });
+    const third = await store.pageDoneNext(c.id, p2!.jobId, doc, []);
+    expect(third.pump?.pages.map((p) => p.url)).toEqual(['http://a.example/3']);
+    const last = await store.pageDoneNext(c.id, third.pump!.pages[0]!.jobId, doc, []);
+    expect(last).toMatchObject({ result: 'ok', completed: true, documents: 3, pump: null });
+    expect((await store.get(c.id))!).toMatchObject({ status: 'completed', total: 4, completed: 3, failed: 1 });
+    expect((await store.errors(c.id)).robotsBlocked).toEqual(['http://a.example/5']);
+  });
+
   it('pumps breadth first within maxConcurrency, records each page once, completes with the last one', async () => {
     const { store, keys } = setup();
     const c = await store.create(crawl({ limit: 10, maxConcurrency: 2 }));
@@ -151,17 +176,5 @@ describe('CrawlStore', () => {
     expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBe('a');
     await store.releaseIdempotencyKey('t', 'key', 'a');
     expect(await store.claimIdempotencyKey('t', 'key', 'c')).toBeNull();
-  });
-});
-
-describe('HostRateLimiter', () => {
-  it('spaces reservations of one host by the interval, rounded up to whole ms (fractional rates)', async () => {
-    const { keys } = setup();
-    const limiter = new HostRateLimiter(redis, keys, 3);
-    const now = 1_000_000;
-    const slots = [await limiter.reserve('a.example', now), await limiter.reserve('A.example', now), await limiter.reserve('a.example', now)];
-    expect(slots).toEqual([now, now + 334, now + 668]);
-    expect(await limiter.reserve('b.example', now)).toBe(now);
-    expect(await new HostRateLimiter(redis, keys, 0).reserve('a.example', now)).toBe(now);
   });
 });

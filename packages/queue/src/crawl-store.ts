@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
-import { endScript, enqueueScript, kickoffDoneScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
+import { endScript, enqueueScript, kickoffDoneScript, pageDoneNextScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
 
@@ -128,6 +129,14 @@ export interface PageDoneResult {
   documents: number;
 }
 
+/** What {@link CrawlStore.pageDoneNext} did: the page's record, its links added, the next pages taken. */
+export interface PageDoneNextResult extends PageDoneResult {
+  accepted: number;
+  robotsBlocked: number;
+  /** The pump that followed (null when none ran: the page was a `dup` or completed the crawl). */
+  pump: PumpResult | null;
+}
+
 /** Progress event published on the crawl events channel. */
 export interface CrawlEvent {
   crawlId: string;
@@ -208,10 +217,8 @@ export class CrawlStore {
     let robotsBlocked = 0;
     // In chunks, so one huge sitemap never blocks Redis for everyone in a single script call.
     for (let i = 0; i === 0 || i < candidates.length; i += ENQUEUE_CHUNK) {
-      const args: (string | number)[] = [opts.now ?? Date.now(), opts.reopen && i === 0 ? 'reopen' : ''];
-      for (const c of candidates.slice(i, i + ENQUEUE_CHUNK)) {
-        args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : c.hidden ? 'hidden' : 'ok');
-      }
+      const args: (string | number | Buffer)[] = [opts.now ?? Date.now(), opts.reopen && i === 0 ? 'reopen' : ''];
+      pushCandidates(args, candidates.slice(i, i + ENQUEUE_CHUNK));
       const { accepted: a, robotsBlocked: b } = await enqueueScript.run(this.redis, this.keys.crawl(crawlId), args);
       accepted += a;
       robotsBlocked += b;
@@ -231,24 +238,38 @@ export class CrawlStore {
   /** Takes pages to start now (breadth first) within the crawl's concurrency and delay. */
   async pump(crawlId: string, opts: { maxTake?: number; now?: number } = {}): Promise<PumpResult> {
     const raw = await pumpScript.run(this.redis, this.keys.crawl(crawlId), [opts.now ?? Date.now(), opts.maxTake ?? 100]);
-    const pages: CrawlPage[] = [];
-    for (let i = 2; i + 1 < raw.length; i += 2) {
-      const item = String(raw[i + 1]);
-      if (!item) continue;
-      const { url, depth, hidden } = JSON.parse(item) as { url: string; depth: number; hidden?: boolean };
-      pages.push({ jobId: String(raw[i]), url, depth, ...(hidden ? { hidden } : {}) });
-    }
-    return { state: String(raw[0]), waitUntil: Number(raw[1]), pages };
+    return decodePump(raw, 0);
   }
 
   /** Records a page's outcome exactly once (a re-run after a crash gets `dup`). */
   async pageDone(crawlId: string, jobId: string, outcome: PageOutcome, now = Date.now()): Promise<PageDoneResult> {
-    let payload: string | Buffer = '';
-    if (outcome.kind === 'doc') payload = encodeDocument(outcome.document);
-    else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
-    const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
-    const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';
-    return pageDoneScript.run(this.redis, this.keys.crawl(crawlId), [jobId, now, outcome.kind, payload, credits, finalKey]);
+    return pageDoneScript.run(this.redis, this.keys.crawl(crawlId), await pageDoneArgs(jobId, outcome, now));
+  }
+
+  /**
+   * The end of a page in one atomic call: its links into the frontier (as {@link enqueue}), its
+   * outcome recorded once (as {@link pageDone}), then the next pages taken (as {@link pump}) unless it
+   * completed the crawl. Links of a page recorded before (`dup`) are not added.
+   */
+  async pageDoneNext(
+    crawlId: string, jobId: string, outcome: PageOutcome, candidates: readonly CrawlCandidate[], opts: { maxTake?: number; now?: number } = {},
+  ): Promise<PageDoneNextResult> {
+    const now = opts.now ?? Date.now();
+    let accepted = 0;
+    let robotsBlocked = 0;
+    if (candidates.length > ENQUEUE_CHUNK) {
+      // A page with very many links: those go in chunks first (bounded script calls).
+      if (await this.isInflight(crawlId, jobId)) ({ accepted, robotsBlocked } = await this.enqueue(crawlId, candidates, { now }));
+      candidates = [];
+    }
+    const args: (string | number | Buffer)[] = [...(await pageDoneArgs(jobId, outcome, now)), opts.maxTake ?? 100];
+    pushCandidates(args, candidates);
+    const raw = await pageDoneNextScript.run(this.redis, this.keys.crawl(crawlId), args);
+    return {
+      result: String(raw[0]), completed: Number(raw[1]) === 1, documents: Number(raw[2]),
+      accepted: accepted + Number(raw[3]), robotsBlocked: robotsBlocked + Number(raw[4]),
+      pump: String(raw[5]) === '' ? null : decodePump(raw, 5),
+    };
   }
 
   /** Seeding is over; `delayMs` replaces the crawl's delay (robots.txt Crawl-delay). True when that completed it. */
@@ -288,6 +309,15 @@ export class CrawlStore {
   /** Counts one more recovery of an in-flight page by the watchdog; returns how many it has had. */
   async countRecovery(crawlId: string, jobId: string): Promise<number> {
     return this.redis.hincrby(this.keys.crawl(crawlId)[3]!, `r:${jobId}`, 1);
+  }
+
+  /** Whether the page is in flight, and the crawl's status: one round trip (a page's start). */
+  async pageState(crawlId: string, jobId: string): Promise<{ inflight: boolean; status: CrawlStatus | null }> {
+    const k = this.keys.crawl(crawlId);
+    const replies = await this.redis.pipeline().zscore(k[4]!, jobId).hget(k[0]!, 'status').exec();
+    const [[zerr, score], [herr, status]] = replies as [[Error | null, unknown], [Error | null, unknown]];
+    if (zerr ?? herr) throw zerr ?? herr;
+    return { inflight: score !== null, status: (status as CrawlStatus | null) ?? null };
   }
 
   async isInflight(crawlId: string, jobId: string): Promise<boolean> {
@@ -366,7 +396,38 @@ export class CrawlStore {
   }
 }
 
-/** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x. */
-function encodeDocument(doc: Document): Buffer {
-  return deflateRawSync(Buffer.from(JSON.stringify(doc)), { level: 3 });
+const deflateRawAsync = promisify(deflateRaw);
+
+/** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x (off the event loop). */
+function encodeDocument(doc: Document): Promise<Buffer> {
+  return deflateRawAsync(Buffer.from(JSON.stringify(doc)), { level: 3 });
+}
+
+/** ARGV[1..6] of PAGE_DONE (and PAGE_DONE_NEXT). */
+async function pageDoneArgs(jobId: string, outcome: PageOutcome, now: number): Promise<(string | number | Buffer)[]> {
+  let payload: string | Buffer = '';
+  if (outcome.kind === 'doc') payload = await encodeDocument(outcome.document);
+  else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
+  const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
+  const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';
+  return [jobId, now, outcome.kind, payload, credits, finalKey];
+}
+
+/** ENQUEUE's groups of five arguments per candidate. */
+function pushCandidates(args: (string | number | Buffer)[], candidates: readonly CrawlCandidate[]): void {
+  for (const c of candidates) {
+    args.push(c.key, c.url, c.depth, c.robotsBlocked ? '' : randomUUID(), c.robotsBlocked ? 'robots' : c.hidden ? 'hidden' : 'ok');
+  }
+}
+
+/** A PUMP reply (state, waitUntil, then jobId and item pairs) starting at `at` in `raw`. */
+function decodePump(raw: readonly (string | number)[], at: number): PumpResult {
+  const pages: CrawlPage[] = [];
+  for (let i = at + 2; i + 1 < raw.length; i += 2) {
+    const item = String(raw[i + 1]);
+    if (!item) continue;
+    const { url, depth, hidden } = JSON.parse(item) as { url: string; depth: number; hidden?: boolean };
+    pages.push({ jobId: String(raw[i]), url, depth, ...(hidden ? { hidden } : {}) });
+  }
+  return { state: String(raw[at]), waitUntil: Number(raw[at + 1]), pages };
 }

@@ -1,5 +1,5 @@
 export { RedisKeys } from './redis-keys.js';
-export { closeRedisClient, createRedisClient, redisConnectionFromEnv, type RedisConnectionOptions } from './redis-connection.js';
+export { closeRedisClient, createRedisClient, isRedisCluster, parseClusterUrl, redisConnectionFromEnv, redisPrimaries, type RedisConnectionOptions } from './redis-connection.js';
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
@@ -47,6 +47,7 @@ export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOption
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';
+export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {
@@ -63,11 +64,13 @@ export {
   type PageOutcome,
   type CrawlError,
   type PageDoneResult,
+  type PageDoneNextResult,
   type CrawlEvent,
   type CrawlMonitorLink,
 } from './crawl-store.js';
-export { HostRateLimiter } from './host-rate-limiter.js';
-export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type PageCacheOptions, type PutOutcome } from './page-cache.js';
+export { HostRateLimiter, isHostBusy, nextHostDelay, type HostPolitenessOptions, type HostResponse, type HostTicket } from './host-rate-limiter.js';
+export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type EncodedPage, type PageCacheOptions, type PutOutcome } from './page-cache.js';
+export { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, parserSignature, staleReason, unusableReason, type CacheRead } from './cache-policy.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';
 export { webhookCrawlNotifier } from './crawl-notifier.js';

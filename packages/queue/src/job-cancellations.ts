@@ -25,10 +25,13 @@ export class JobCancellations {
       .exec();
   }
 
-  /** Whether any of `ids` was cancelled. */
+  /**
+   * Whether any of `ids` was cancelled. One EXISTS per id, sent together: the marks of different ids
+   * hash to different slots, and a multi-key EXISTS across slots fails on Redis Cluster (CROSSSLOT).
+   */
   async anyCancelled(ids: readonly string[]): Promise<boolean> {
-    if (ids.length === 0) return false;
-    return (await this.redis.exists(...ids.map((id) => this.keys.cancelled(id)))) > 0;
+    const found = await Promise.all(ids.map((id) => this.redis.exists(this.keys.cancelled(id))));
+    return found.some((n) => n > 0);
   }
 }
 

@@ -83,6 +83,8 @@ export const scrapeJobSchema = z.object({
   hostSlotAt: z.number().int().optional(),
   /** The attempt (`attemptsMade`) the reserved slot belongs to: a retry reserves a new one. */
   hostSlotAttempt: z.number().int().min(0).optional(),
+  /** Times this crawl page was put back because its host answered 429/503 (bounded; spends no attempt). */
+  hostBusyRetries: z.number().int().min(0).optional(),
 });
 export type ScrapeJob = z.infer<typeof scrapeJobSchema>;
 

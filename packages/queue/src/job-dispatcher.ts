@@ -4,6 +4,7 @@ import { SCRAPE_QUEUE_NAMES, bullPriority, type JobPayload, type QueueName, type
 import type { QueueSet } from './queue-set.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
+import { timeHop } from './hop-timing.js';
 
 /**
  * A job to submit: `data` is the payload type the job catalog gives `queue`. A union over the queue
@@ -38,8 +39,8 @@ export class JobDispatcher {
 
   /** Admits the job or queues it in its team's backlog; every job that got a slot goes to BullMQ. */
   async submit(spec: JobSpec): Promise<AdmitOutcome> {
-    const outcome = await this.admission.admit(spec);
-    await this.enqueue(outcome.promoted);
+    const outcome = await timeHop('gateway:admission', () => this.admission.admit(spec));
+    await timeHop('gateway:bullmq-add', () => this.enqueue(outcome.promoted));
     return outcome;
   }
 

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import type { Document } from '@trawl/api-schema';
 import { defineScript } from './redis-script.js';
 
 const compress = promisify(brotliCompress);
@@ -56,6 +57,19 @@ export interface CachedPage {
   document?: CachedDocumentFacts;
 }
 
+/**
+ * The formats one set of options derived from a cached page (see `derivedOptionsHash`), kept next
+ * to it so that the gateway answers the same request again without a worker.
+ */
+export interface DerivedEntry {
+  /** When the page was fetched, ms since epoch (the page's, not when the formats were derived). */
+  cachedAt: number;
+  /** Proxy tier of the fetch that produced the page. */
+  proxyUsed: 'basic' | 'enhanced';
+  /** The Document without what belongs to one job (scrapeId, creditsUsed, cacheState, cachedAt, concurrency). */
+  document: Document;
+}
+
 /** Options of {@link PageCache}. */
 export interface PageCacheOptions {
   /** Key prefix (`TRAWL_CACHE_PREFIX`, else `TRAWL_REDIS_PREFIX`). */
@@ -69,6 +83,12 @@ export interface PageCacheOptions {
   now?: () => number;
 }
 
+/** A page compressed ahead of its {@link PageCache.putEncoded} (see {@link PageCache.encode}). */
+export interface EncodedPage {
+  readonly value: Buffer;
+  readonly stamp: string;
+}
+
 /** Why {@link PageCache.put} did or did not store. */
 export type PutOutcome = 'stored' | 'too-large';
 
@@ -78,15 +98,22 @@ const BUCKETS = 16;
 const MAX_EVICTIONS_PER_PUT = 64;
 const MAGIC = 0x54; // 'T'
 const VERSION = 1;
+/** Version byte of a derived entry: brotli(Document JSON). */
+const DERIVED_VERSION = 2;
+/** Hex length of a page key (sha256); a derived entry's member is the page key plus its options hash. */
+const PAGE_KEY_HEX = 64;
 
-// KEYS: entry, lru, sizes, bytes. ARGV: value, member, size, now, maxBytes, ttlMs, entry key prefix, max evictions.
-// Replaces the entry, accounts its size, then drops least recently used entries until the bucket fits.
+// KEYS: entry, lru, sizes, bytes, stamps. ARGV: value, member, size, now, maxBytes, ttlMs, entry key prefix,
+// max evictions, page stamp ('' for a derived entry). Replaces the entry (a page also its stamp:
+// derived entries of another stamp are stale from now), accounts its size, then drops least recently
+// used entries until the bucket fits.
 const PUT_SCRIPT = `
 if tonumber(ARGV[6]) > 0 then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
 else
   redis.call('SET', KEYS[1], ARGV[1])
 end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[5], ARGV[2], ARGV[9]) end
 -- Unbounded here (the cache Redis evicts by itself): no accounting to keep.
 if tonumber(ARGV[5]) == 0 then return 0 end
 local old = tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0')
@@ -101,6 +128,7 @@ while budget > 0 and total > budget and evicted < tonumber(ARGV[8]) do
   local size = tonumber(redis.call('HGET', KEYS[3], victim) or '0')
   redis.call('DEL', ARGV[7] .. victim)
   redis.call('HDEL', KEYS[3], victim)
+  redis.call('HDEL', KEYS[5], victim)
   redis.call('ZREM', KEYS[2], victim)
   total = redis.call('DECRBY', KEYS[4], size)
   evicted = evicted + 1
@@ -111,6 +139,7 @@ return evicted
 // Forgets an entry's accounting (its size, its place in the LRU index). KEYS: as below; `member`: its key.
 const FORGET = `
 local function forget(member)
+  redis.call('HDEL', KEYS[5], member)
   local size = redis.call('HGET', KEYS[3], member)
   if size then
     redis.call('HDEL', KEYS[3], member)
@@ -120,8 +149,8 @@ local function forget(member)
 end
 `;
 
-// KEYS: entry, lru, sizes, bytes. ARGV: member, now. The entry, touched as recently used; an entry
-// that expired or was evicted by Redis itself has its accounting dropped.
+// KEYS: entry, lru, sizes, bytes, stamps. ARGV: member, now. The entry, touched as recently used; an
+// entry that expired or was evicted by Redis itself has its accounting dropped.
 const GET_SCRIPT = `${FORGET}
 local value = redis.call('GET', KEYS[1])
 if value then
@@ -132,19 +161,38 @@ forget(ARGV[1])
 return false
 `;
 
-// KEYS: entry, lru, sizes, bytes. ARGV: member.
+// KEYS: entry, lru, sizes, bytes, stamps. ARGV: member, now, page key. A derived entry and the stamp
+// of the page it was derived from (false when that page is gone): {value, stamp}, or false.
+const GET_DERIVED_SCRIPT = `${FORGET}
+local value = redis.call('GET', KEYS[1])
+if value then
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[2], ARGV[1])
+  return {value, redis.call('HGET', KEYS[5], ARGV[3])}
+end
+forget(ARGV[1])
+return false
+`;
+
+// KEYS: entry, lru, sizes, bytes, stamps. ARGV: member.
 const DELETE_SCRIPT = `${FORGET}
 redis.call('DEL', KEYS[1])
 forget(ARGV[1])
 return 1
 `;
 
-const cachePutScript = defineScript({ name: 'trawlCachePut', numberOfKeys: 4, lua: PUT_SCRIPT, decode: (reply) => Number(reply) });
+const cachePutScript = defineScript({ name: 'trawlCachePut2', numberOfKeys: 5, lua: PUT_SCRIPT, decode: (reply) => Number(reply) });
 const cacheGetScript = defineScript({
-  name: 'trawlCacheGet', numberOfKeys: 4, lua: GET_SCRIPT, buffers: true,
+  name: 'trawlCacheGet2', numberOfKeys: 5, lua: GET_SCRIPT, buffers: true,
   decode: (reply) => (Buffer.isBuffer(reply) ? reply : null),
 });
-const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete', numberOfKeys: 4, lua: DELETE_SCRIPT, decode: () => undefined });
+const cacheGetDerivedScript = defineScript({
+  name: 'trawlCacheGetDerived', numberOfKeys: 5, lua: GET_DERIVED_SCRIPT, buffers: true,
+  decode: (reply) => {
+    if (!Array.isArray(reply) || !Buffer.isBuffer(reply[0])) return null;
+    return { value: reply[0], stamp: Buffer.isBuffer(reply[1]) ? Number(reply[1].toString()) : null };
+  },
+});
+const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete2', numberOfKeys: 5, lua: DELETE_SCRIPT, decode: () => undefined });
 
 /**
  * The page cache: compressed {@link CachedPage}s in Redis, keyed by a hex digest the caller derives
@@ -155,9 +203,11 @@ const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete', numberOfKeys:
  *
  * Keys (owner: this class), `N` = first hex digit of the key:
  * | `<p>:cache:{cN}:e:<key>` | string: version byte + brotli(meta JSON, body, screenshot) |
+ * | `<p>:cache:{cN}:e:<key><optionsHash>` | string: derived entry, version byte 2 + brotli(DerivedEntry JSON) |
  * | `<p>:cache:{cN}:lru` | zset key -> last use (ms) |
  * | `<p>:cache:{cN}:sizes` | hash key -> stored bytes |
  * | `<p>:cache:{cN}:bytes` | counter: stored bytes of the bucket |
+ * | `<p>:cache:{cN}:stamps` | hash page key -> cachedAt of the stored copy; a derived entry of another copy is stale |
  */
 export class PageCache {
   private readonly now: () => number;
@@ -185,15 +235,73 @@ export class PageCache {
 
   /** Stores `page` under `key`, replacing what was there. */
   async put(key: string, page: CachedPage): Promise<PutOutcome> {
-    const value = await encode(page);
+    return this.putEncoded(key, await this.encode(page));
+  }
+
+  /**
+   * Compresses a page for a later {@link putEncoded}: a worker starts it as soon as the page is
+   * fetched, so the compression runs (on libuv's pool) while the page is converted, not after.
+   */
+  async encode(page: CachedPage): Promise<EncodedPage> {
+    return { value: await encode(page), stamp: String(page.cachedAt) };
+  }
+
+  /** Stores a page {@link encode}d before under `key`, replacing what was there. */
+  putEncoded(key: string, page: EncodedPage): Promise<PutOutcome> {
+    return this.putValue(key, page.value, page.stamp);
+  }
+
+  private async putValue(key: string, value: Buffer, stamp: string): Promise<PutOutcome> {
     if (value.length > this.opts.maxEntryBytes) return 'too-large';
     const keys = this.keysOf(key);
     const budget = this.opts.maxBytes > 0 ? Math.max(1, Math.floor(this.opts.maxBytes / BUCKETS)) : 0;
     await cachePutScript.run(this.redis, keys.all, [
       value, key, String(value.length), String(this.now()), String(budget),
-      String(this.opts.ttlSec * 1000), keys.entryPrefix, String(MAX_EVICTIONS_PER_PUT),
+      String(this.opts.ttlSec * 1000), keys.entryPrefix, String(MAX_EVICTIONS_PER_PUT), stamp,
     ]);
     return 'stored';
+  }
+
+  /**
+   * The derived entry of `optionsHash` (hex) next to the page under `key`, or null. One round trip:
+   * the same script as a page read, so it is touched in the same least-recently-used index.
+   */
+  async getDerived(key: string, optionsHash: string): Promise<DerivedEntry | null> {
+    const member = this.derivedMember(key, optionsHash);
+    const reply = await cacheGetDerivedScript.run(this.redis, this.keysOf(member).all, [member, String(this.now()), key]);
+    if (!reply) return null;
+    let entry: DerivedEntry;
+    try {
+      const { value } = reply;
+      if (value.length < 2 || value[0] !== MAGIC || value[1] !== DERIVED_VERSION) throw new Error('unknown derived entry version');
+      // Synchronous: a derived entry is small (the formats, not the page), and a hop to libuv's pool and
+      // back costs more than its decompression on a busy machine.
+      entry = JSON.parse(brotliDecompressSync(value.subarray(2)).toString('utf8')) as DerivedEntry;
+    } catch {
+      await this.delete(member);
+      return null;
+    }
+    // Derived from another copy of the page than the one stored now (fetched again since, or gone):
+    // the page decides, a worker derives again.
+    return entry.cachedAt === reply.stamp ? entry : null;
+  }
+
+  /** Stores a derived entry next to the page under `key`; bounded and evicted like pages. */
+  async putDerived(key: string, optionsHash: string, entry: DerivedEntry): Promise<PutOutcome> {
+    const packed = await compress(Buffer.from(JSON.stringify(entry), 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
+    return this.putValue(this.derivedMember(key, optionsHash), Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
+  }
+
+  /** The Redis key of a derived entry (benchmarks compare its bare GET with a gateway hit). */
+  derivedRedisKey(key: string, optionsHash: string): string {
+    const member = this.derivedMember(key, optionsHash);
+    return this.keysOf(member).all[0]!;
+  }
+
+  private derivedMember(key: string, optionsHash: string): string {
+    // Page keys are sha256 digests (64 hex): a longer member can never name a page.
+    if (key.length !== PAGE_KEY_HEX || !/^[0-9a-f]{16,32}$/.test(optionsHash)) throw new RangeError('derived entries need a page key and a hex options hash');
+    return key + optionsHash;
   }
 
   async delete(key: string): Promise<void> {
@@ -202,19 +310,20 @@ export class PageCache {
 
   /** Bytes stored, summed over the buckets (for metrics and tests). */
   async storedBytes(): Promise<number> {
-    const values = await this.redis.mget(...Array.from({ length: BUCKETS }, (_, i) => this.bucketKeys(i).bytes));
+    // One GET per bucket, sent together: each bucket is its own slot on Redis Cluster (no MGET across slots).
+    const values = await Promise.all(Array.from({ length: BUCKETS }, (_, i) => this.redis.get(this.bucketKeys(i).bytes)));
     return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
   }
 
   private keysOf(key: string) {
     if (!/^[0-9a-f]{16,128}$/.test(key)) throw new RangeError('PageCache keys are lowercase hex digests');
     const b = this.bucketKeys(parseInt(key[0]!, 16));
-    return { entryPrefix: b.entryPrefix, all: [b.entryPrefix + key, b.lru, b.sizes, b.bytes] };
+    return { entryPrefix: b.entryPrefix, all: [b.entryPrefix + key, b.lru, b.sizes, b.bytes, b.stamps] };
   }
 
   private bucketKeys(bucket: number) {
     const base = `${this.opts.prefix}:cache:{c${bucket.toString(16)}}`;
-    return { entryPrefix: `${base}:e:`, lru: `${base}:lru`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
+    return { entryPrefix: `${base}:e:`, lru: `${base}:lru`, sizes: `${base}:sizes`, bytes: `${base}:bytes`, stamps: `${base}:stamps` };
   }
 }
 

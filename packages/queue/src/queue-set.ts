@@ -16,7 +16,7 @@ export class QueueSet {
       const policy: QueuePolicy = JOB_CATALOG[name].policy;
       const queue = new Queue(name, {
         connection,
-        prefix: keys.bullPrefix(),
+        prefix: keys.bullPrefix(name),
         defaultJobOptions: {
           attempts: policy.attempts,
           backoff: { type: policy.backoffType ?? 'exponential', delay: policy.backoffMs },

@@ -15,7 +15,7 @@ import { MonitorScheduler, monitorCrawlEnded } from './monitor-scheduler.js';
 import { MonitorStore } from './monitor-store.js';
 import { ProfileStore } from './profile-store.js';
 import { QueueSet } from './queue-set.js';
-import { closeRedisClient, createRedisClient, redisConnectionFromEnv } from './redis-connection.js';
+import { closeRedisClient, createRedisClient, isRedisCluster, redisConnectionFromEnv } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { ResultStore } from './result-store.js';
 import { TeamStore } from './team-store.js';
@@ -106,7 +106,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
     ...(opts.maxRetriesPerRequest !== undefined ? { maxRetriesPerRequest: opts.maxRetriesPerRequest } : {}),
   });
   const extra: Redis[] = [];
-  const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX);
+  const keys = new RedisKeys(config.TRAWL_REDIS_PREFIX, { cluster: isRedisCluster(redis) });
   const queues = new QueueSet(redis, keys, onError ? { onError } : {});
   const admission = new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP });
   const dispatcher = new JobDispatcher(redis, keys, admission, queues);

@@ -1,6 +1,10 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterNode, type RedisOptions } from 'ioredis';
 
-/** How to reach Redis: a URL, or Sentinel endpoints plus the master name. */
+/**
+ * How to reach Redis: a URL, or Sentinel endpoints plus the master name. A Redis Cluster is given as
+ * `redis+cluster://[user:password@]host:port,host:port,...` (`rediss+cluster://` for TLS): the listed
+ * nodes are seeds, the client discovers the rest.
+ */
 export interface RedisConnectionOptions {
   url?: string;
   /** `host:port` entries; when non-empty, Sentinel is used and `url` only supplies password/db/TLS. */
@@ -24,6 +28,38 @@ export interface RedisConnectionOptions {
 /** The shared Redis environment fields (`commonEnv` of @trawl/config) as connection options. */
 export function redisConnectionFromEnv(env: { REDIS_URL?: string | undefined; REDIS_SENTINELS: string[]; REDIS_SENTINEL_NAME: string }): RedisConnectionOptions {
   return { url: env.REDIS_URL, sentinels: env.REDIS_SENTINELS, sentinelName: env.REDIS_SENTINEL_NAME };
+}
+
+/** The seed nodes and credentials of a `redis+cluster://` URL; undefined for any other URL. */
+export function parseClusterUrl(url: string): { nodes: ClusterNode[]; tls: boolean; username?: string; password?: string } | undefined {
+  const m = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/i.exec(url.trim());
+  if (!m) return undefined;
+  const [, scheme, auth, hosts] = m;
+  const nodes = hosts!.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0).map((entry) => {
+    const at = entry.lastIndexOf(':');
+    const host = at > 0 ? entry.slice(0, at) : entry;
+    const port = at > 0 ? Number(entry.slice(at + 1)) : 6379;
+    if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`REDIS_URL: bad cluster node "${entry}" (host:port expected)`);
+    return { host: host.replace(/^\[(.*)\]$/, '$1'), port };
+  });
+  if (nodes.length === 0) throw new Error('REDIS_URL: a redis+cluster:// URL lists no nodes');
+  const colon = auth?.indexOf(':') ?? -1;
+  const username = auth && colon >= 0 ? decodeURIComponent(auth.slice(0, colon)) : undefined;
+  const password = auth ? decodeURIComponent(colon >= 0 ? auth.slice(colon + 1) : auth) : undefined;
+  return { nodes, tls: scheme!.toLowerCase() === 'rediss', ...(username ? { username } : {}), ...(password ? { password } : {}) };
+}
+
+/** Whether `client` is an ioredis Cluster (see {@link createRedisClient}). */
+export function isRedisCluster(client: Redis): boolean {
+  return (client as unknown as { isCluster?: boolean }).isCluster === true;
+}
+
+/**
+ * The primaries behind `client`: itself for a single Redis, every master node of a Cluster. For
+ * commands about a server rather than a key (INFO, CONFIG GET), which a Cluster sends to one node.
+ */
+export function redisPrimaries(client: Redis): Redis[] {
+  return isRedisCluster(client) ? (client as unknown as Cluster).nodes('master') : [client];
 }
 
 /**
@@ -62,6 +98,23 @@ export async function closeRedisClient(client: Redis, timeoutMs = 2000): Promise
 }
 
 function newClient(opts: RedisConnectionOptions, base: RedisOptions): Redis {
+  const cluster = opts.url ? parseClusterUrl(opts.url) : undefined;
+  if (cluster) {
+    const client = new Cluster(cluster.nodes, {
+      // Node connections: BullMQ reads maxRetriesPerRequest here (null on blocking connections).
+      redisOptions: {
+        ...base,
+        ...(cluster.username ? { username: cluster.username } : {}),
+        ...(cluster.password ? { password: cluster.password } : {}),
+        ...(cluster.tls ? { tls: {} } : {}),
+      },
+      enableReadyCheck: true,
+      clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+    });
+    // A Cluster has the command surface of a single client (every key routed to its slot's node);
+    // the stores take it as one. Server-level commands go through redisPrimaries.
+    return client as unknown as Redis;
+  }
   if (opts.sentinels && opts.sentinels.length > 0) {
     const fromUrl = opts.url ? new URL(opts.url) : undefined;
     return new Redis({

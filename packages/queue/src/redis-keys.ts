@@ -39,7 +39,9 @@
  * | `<p>:cancelled:<id>` | string `1`, expires: a cancelled job or crawl id | JobCancellations |
  * | `<p>:cancellations` | pub/sub channel of cancelled job and crawl ids | JobCancellations |
  * | `<p>:{t:ID}:idem:<sha256>` | string crawl id of an idempotency key, expires after 24 h | CrawlStore |
- * | `<p>:host:<host>` | string next free request time of a host (ms), expires | HostRateLimiter |
+ * | `<p>:{h:<host>}:next` | string next free request start time of a host (ms), expires | HostRateLimiter |
+ * | `<p>:{h:<host>}:state` | hash: d (adaptive delay ms), l (latency EWMA ms), cd (Crawl-delay ms), until (Retry-After ms); expires idle | HostRateLimiter |
+ * | `<p>:{h:<host>}:leases` | zset lease id -> expiry (ms): the host's requests in flight | HostRateLimiter |
  * | `<p>:{t:ID}:ct:<tag>:<url>` | hash: cur, curId, prev (compressed page snapshots), no expiry | ChangeStore |
  * | `<p>:{t:ID}:ct:<tag>:urls:<host>` | hash url digest -> URL of the host known under the tag, no expiry | ChangeStore |
  * | `<cp>:cache:{cN}:*` | the page cache (may live in its own Redis, `CACHE_REDIS_URL`) | PageCache (see there) |
@@ -51,11 +53,27 @@
  * | `<p>:{m:ID}:check:<checkId>:done` | set of target ids whose crawl or batch ended | MonitorStore |
  * | `<p>:{t:ID}:monitors` | zset monitorId -> created time (ms): the team's monitors | MonitorStore |
  * | `<p>:{x:ID}:extract` | hash: teamId, status, request, urls, pages, createdAt, completedAt, retentionSec, zdr, batchId, startWarnings, data, sources, error, warning, tokensUsed, creditsUsed, once:*; expires (creation + retention, end + retention) | ExtractStore |
- * | `{<p>}:bull:*` | BullMQ queues (its own layout) | BullMQ |
+ * | `{<p>}:bull:<queue>:*` | BullMQ queues (its own layout), single Redis and Sentinel: one hash tag for all queues | BullMQ |
+ * | `{<p>:<queue>}:bull:<queue>:*` | BullMQ queues on a Redis Cluster: a hash tag per queue, so the queues spread over the primaries | BullMQ |
+ *
+ * BullMQ prefix and upgrades: BullMQ needs every key of one queue in one slot, never two queues in
+ * one script (we use no flows, whose parent and child may sit in different queues). On a Cluster
+ * each queue gets its own hash tag ({@link RedisKeys.bullPrefix}); on a single Redis (and Sentinel)
+ * the prefix stays `{<p>}:bull`, so jobs queued before an upgrade are still found. A deployment
+ * moving from a single Redis to a Cluster starts from an empty Cluster anyway (Redis cannot migrate
+ * a database into a Cluster in place), so the per-queue tags orphan nothing.
  */
 export class RedisKeys {
-  /** @param prefix deployment prefix, `TRAWL_REDIS_PREFIX` (default `trawl`). */
-  constructor(readonly prefix: string) {}
+  /** Whether the keys are for a Redis Cluster (BullMQ queues then get a hash tag each). */
+  readonly cluster: boolean;
+
+  /**
+   * @param prefix deployment prefix, `TRAWL_REDIS_PREFIX` (default `trawl`).
+   * @param opts.cluster the keys live on a Redis Cluster (`isRedisCluster` of the client).
+   */
+  constructor(readonly prefix: string, opts: { cluster?: boolean } = {}) {
+    this.cluster = opts.cluster ?? false;
+  }
 
   teams(): string {
     return `${this.prefix}:teams`;
@@ -139,7 +157,13 @@ export class RedisKeys {
     return `${this.prefix}:{t:${teamId}}:ct:${tagHash}:urls:${hostHash}`;
   }
   hostRate(host: string): string {
-    return `${this.prefix}:host:${host}`;
+    return `${this.prefix}:{h:${host}}:next`;
+  }
+  hostState(host: string): string {
+    return `${this.prefix}:{h:${host}}:state`;
+  }
+  hostLeases(host: string): string {
+    return `${this.prefix}:{h:${host}}:leases`;
   }
   result(jobId: string): string {
     return `${this.prefix}:result:${jobId}`;
@@ -176,12 +200,17 @@ export class RedisKeys {
   extract(extractId: string): string {
     return `${this.prefix}:{x:${extractId}}:extract`;
   }
-  /** BullMQ prefix: a hash tag keeps each queue's keys in one Cluster slot, as BullMQ requires. */
-  bullPrefix(): string {
-    return `{${this.prefix}}:bull`;
+  /**
+   * BullMQ prefix of `queue`: a hash tag keeps the queue's keys in one Cluster slot, as BullMQ
+   * requires. On a Cluster the tag names the queue (`{<p>:<queue>}:bull`), so the queues' commands
+   * spread over the primaries; on a single Redis it is `{<p>}:bull` for every queue, the layout of
+   * earlier versions (jobs queued before an upgrade stay visible).
+   */
+  bullPrefix(queue: string): string {
+    return this.cluster ? `{${this.prefix}:${queue}}:bull` : `{${this.prefix}}:bull`;
   }
   /** BullMQ's lock of a job (owned by BullMQ; read to tell whether a run still holds its job). */
   bullJobLock(queue: string, jobId: string): string {
-    return `${this.bullPrefix()}:${queue}:${jobId}:lock`;
+    return `${this.bullPrefix(queue)}:${queue}:${jobId}:lock`;
   }
 }

@@ -14,6 +14,12 @@ export interface StoredResult<T = Document> {
   outcome: JobOutcome<T>;
 }
 
+/**
+ * Largest stored result (JSON characters) sent inside its announcement on the results channel. Every
+ * gateway receives every announcement: larger ones carry only the job id.
+ */
+export const INLINE_RESULT_BYTES = 64 * 1024;
+
 export interface ResultStoreOptions {
   /** How long results are kept, seconds. Default 86400 (24 h). */
   retentionSec?: number;
@@ -38,13 +44,23 @@ export class ResultStore {
     this.zdrRetentionSec = opts.zdrRetentionSec ?? 60;
   }
 
-  /** Stores the outcome and announces it. A zero-data-retention result is kept only briefly. */
-  async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean }): Promise<void> {
+  /**
+   * Stores the outcome and announces it (unless `announce` is false: nobody waits for a result the
+   * gateway answered itself). A zero-data-retention result is kept only briefly. The writes and the
+   * announcement are sent together (one round trip); a result up to {@link INLINE_RESULT_BYTES} rides
+   * in the announcement itself, so the woken waiter does not read it back. A larger one is announced
+   * by id once it is written.
+   */
+  async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean }): Promise<void> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
-    const multi = this.redis.multi().set(this.keys.result(result.jobId), JSON.stringify(result), 'EX', ttl);
-    if (result.outcome.ok) multi.set(this.keys.lastSuccess(result.teamId), result.finishedAt);
-    await multi.exec();
-    await this.redis.publish(this.keys.resultsChannel(), result.jobId);
+    const json = JSON.stringify(result);
+    const inline = json.length <= INLINE_RESULT_BYTES;
+    await Promise.all([
+      this.redis.set(this.keys.result(result.jobId), json, 'EX', ttl),
+      result.outcome.ok ? this.redis.set(this.keys.lastSuccess(result.teamId), result.finishedAt) : undefined,
+      opts.announce !== false && inline ? this.redis.publish(this.keys.resultsChannel(), `${result.jobId}\n${json}`) : undefined,
+    ]);
+    if (opts.announce !== false && !inline) await this.redis.publish(this.keys.resultsChannel(), result.jobId);
   }
 
   async get<T = Document>(jobId: string): Promise<StoredResult<T> | null> {

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 import type { ResultStore, StoredResult } from './result-store.js';
+import { hopTimingOn, recordHop } from './hop-timing.js';
 
 interface Waiter {
   resolve: (r: StoredResult | null) => void;
@@ -26,7 +27,7 @@ export class ResultWaiter {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.subscriber.on('message', (_channel: string, jobId: string) => void this.check(jobId));
+    this.subscriber.on('message', (_channel: string, message: string) => this.onAnnounce(message));
     this.subscriber.on('ready', () => {
       for (const jobId of this.waiters.keys()) void this.check(jobId);
     });
@@ -34,10 +35,36 @@ export class ResultWaiter {
   }
 
   /**
-   * Resolves with the job's outcome, or null if none arrived within `timeoutMs`. Call before (or
-   * right after) enqueueing: an outcome already stored is found by the initial read.
+   * An announcement (see ResultStore.put): `<jobId>` alone, or `<jobId>\n<result JSON>`. Only a job
+   * this process waits for is parsed; one without its result is read from the store.
    */
-  wait(jobId: string, timeoutMs: number): Promise<StoredResult | null> {
+  private onAnnounce(message: string): void {
+    const nl = message.indexOf('\n');
+    const jobId = nl < 0 ? message : message.slice(0, nl);
+    if (!this.waiters.has(jobId)) return;
+    if (nl < 0) {
+      void this.check(jobId);
+      return;
+    }
+    let result: StoredResult;
+    try {
+      result = JSON.parse(message.slice(nl + 1)) as StoredResult;
+    } catch {
+      void this.check(jobId);
+      return;
+    }
+    // From the outcome's timestamp (before the worker charged and stored it) to here.
+    if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
+    this.settle(jobId, result);
+  }
+
+  /**
+   * Resolves with the job's outcome, or null if none arrived within `timeoutMs`. Call before (or
+   * right after) enqueueing: an outcome already stored is found by the initial read. A caller that
+   * waits before it submits the job (`beforeSubmit`) skips that read: nothing can be stored yet, and
+   * the announcement cannot be missed (the subscription is up before any wait).
+   */
+  wait(jobId: string, timeoutMs: number, opts: { beforeSubmit?: boolean } = {}): Promise<StoredResult | null> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
@@ -46,7 +73,7 @@ export class ResultWaiter {
       let set = this.waiters.get(jobId);
       if (!set) this.waiters.set(jobId, (set = new Set()));
       set.add(waiter);
-      void this.check(jobId);
+      if (!opts.beforeSubmit) void this.check(jobId);
     });
   }
 

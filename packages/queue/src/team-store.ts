@@ -79,7 +79,9 @@ export class TeamStore {
       disabled: input.disabled ? '1' : '0',
       createdAt: new Date().toISOString(),
     };
-    await this.redis.multi().hset(this.keys.team(id), fields).sadd(this.keys.teams(), id).exec();
+    // Two slots on Redis Cluster (the team's hash tag, the global set): sent together, not in a MULTI.
+    // The record is written first; a team in the set always has one.
+    await Promise.all([this.redis.hset(this.keys.team(id), fields), this.redis.sadd(this.keys.teams(), id)]);
     return parseTeam(id, fields)!;
   }
 
@@ -118,11 +120,11 @@ export class TeamStore {
       prefix: key.slice(0, 8),
       createdAt: new Date().toISOString(),
     };
-    await this.redis
-      .multi()
-      .set(this.keys.apiKey(hash), teamId)
-      .hset(this.keys.teamKeys(teamId), hash, JSON.stringify(record))
-      .exec();
+    // Two slots on Redis Cluster (the key lookup is global, the list is the team's): no MULTI.
+    await Promise.all([
+      this.redis.set(this.keys.apiKey(hash), teamId),
+      this.redis.hset(this.keys.teamKeys(teamId), hash, JSON.stringify(record)),
+    ]);
     return { key, record };
   }
 
@@ -161,8 +163,9 @@ export class TeamStore {
   }
 
   private async removeKey(teamId: string, hash: string): Promise<boolean> {
-    const replies = await this.redis.multi().del(this.keys.apiKey(hash)).hdel(this.keys.teamKeys(teamId), hash).exec();
-    return (replies ?? []).some(([, n]) => Number(n) > 0);
+    // Two slots on Redis Cluster: no MULTI. The lookup goes first: a key no longer resolves at once.
+    const removed = await Promise.all([this.redis.del(this.keys.apiKey(hash)), this.redis.hdel(this.keys.teamKeys(teamId), hash)]);
+    return removed.some((n) => n > 0);
   }
 
   /**

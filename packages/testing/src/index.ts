@@ -17,3 +17,4 @@ export { startFakeBrave, type FakeBraveMode, type FakeBraveOptions, type FakeBra
 export {
   FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
 } from './fake-duckduckgo.js';
+export { RedisClusterFixture } from './redis-cluster.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { joinWarnings, jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
-import type { RateLimiter } from '@trawl/queue';
+import { hopTimingOn, recordHop, type RateLimiter } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -18,7 +18,9 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     });
     const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
     const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
+    const t0 = hopTimingOn() ? performance.now() : 0;
     res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });
+    if (t0 > 0) recordHop('gateway:respond', performance.now() - t0);
   });
   router.get('/v2/scrape/:id', rateLimit(deps.limiter, 'status'), async (req, res) => {
     const { id } = parseOrThrow(jobIdParamsSchema, req.params, 'INVALID_JOB_ID');

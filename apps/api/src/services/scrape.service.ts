@@ -9,7 +9,20 @@ import {
 } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
-import type { CreditLedger, DocumentBodyStore, JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob, ScrapeQueueName, StoredResult, Team } from '@trawl/queue';
+import {
+  cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason, timeHop,
+  type CreditLedger, type DerivedEntry, type DocumentBodyStore, type JobCancellations, type JobDispatcher, type PageCache,
+  type ResultStore, type ResultWaiter, type ScrapeJob, type ScrapeQueueName, type StoredResult, type Team,
+} from '@trawl/queue';
+
+/** The page cache as the gateway reads it: derived entries only (see {@link ScrapeService.scrape}). */
+export interface GatewayCache {
+  pages: Pick<PageCache, 'getDerived'>;
+  /** One cache for every team (`TRAWL_CACHE_SHARED`); false keys entries by team. */
+  shared: boolean;
+  /** `trawl_gateway_cache_lookups_total{mode, outcome}`. */
+  lookups: { inc(labels: { mode: string; outcome: string }): void };
+}
 
 export interface ScrapeServiceDeps {
   dispatcher: JobDispatcher;
@@ -26,6 +39,8 @@ export interface ScrapeServiceDeps {
   llmConfigured: boolean;
   /** How long past its timeout a sync request waits for the worker's own timeout answer, ms. */
   graceMs: number;
+  /** The page cache, when enabled: derived hits are answered here, without a slot or a worker. */
+  cache?: GatewayCache;
   now?: () => number;
 }
 
@@ -56,10 +71,67 @@ export class ScrapeService {
 
   async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
-    await this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured }));
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
+    // The cache read goes out with the credit check (one round trip for both); it never rejects.
+    const cached = timeHop('gateway:cache-lookup', () => this.lookupDerived(team, request, log));
+    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured })));
+    const entry = await cached;
+    if (entry) return this.answerFromCache(team, request, jobId, entry, log);
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
+  }
+
+  /**
+   * The formats a worker already derived once for this request (same page key, same options hash:
+   * {@link derivableRequest}), still fresh for it: such a request is answered at the gateway, with no
+   * slot, no queue hop and no conversion ({@link answerFromCache}). Anything else, a stale entry, or
+   * a cache that cannot be read: null, and the request goes to a worker, which applies every cache
+   * rule itself. Never rejects.
+   */
+  private async lookupDerived(team: Team, request: ScrapeRequest, log: Logger): Promise<DerivedEntry | null> {
+    const cache = this.deps.cache;
+    if (!cache || !derivableRequest(request)) return null;
+    const read = cacheReadOf(request);
+    const key = cacheKeyOf(request, cache.shared ? undefined : team.id);
+    if (read.mode === 'off' || key === null) return null;
+    const mode = read.mode === 'only' ? read.reason : 'fresh';
+    let entry: DerivedEntry | null;
+    try {
+      entry = await cache.pages.getDerived(key, derivedOptionsHash(request));
+    } catch (err) {
+      cache.lookups.inc({ mode, outcome: 'failed' });
+      log.warn({ err }, 'page cache read failed');
+      return null;
+    }
+    if (!entry || staleReason(entry, request, read, this.now()) !== null) {
+      cache.lookups.inc({ mode, outcome: entry ? 'stale' : 'miss' });
+      return null;
+    }
+    cache.lookups.inc({ mode, outcome: 'hit' });
+    return entry;
+  }
+
+  /** The answer of a derived hit (see {@link lookupDerived}): billed and retained as a worker's hit is. */
+  private async answerFromCache(team: Team, request: ScrapeRequest, jobId: string, entry: DerivedEntry, log: Logger): Promise<ScrapeOutcome> {
+    // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched the page (as a worker's hit).
+    const creditsUsed = scrapeCredits({ proxyUsed: 'basic' });
+    const document = {
+      ...entry.document,
+      metadata: {
+        ...entry.document.metadata,
+        // The entry is shared by every URL of the same canonical form: the caller's own URL is the source.
+        sourceURL: redactUrl(request.url), scrapeId: jobId, creditsUsed, cacheState: 'hit' as const, cachedAt: new Date(entry.cachedAt).toISOString(),
+      },
+    };
+    // Charged and retained together (GET /v2/scrape/:id finds it); nobody waits for its announcement.
+    await Promise.all([
+      this.deps.credits.charge(team.id, creditsUsed),
+      this.deps.results.put({ jobId, teamId: team.id, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: true, document } }, {
+        zeroDataRetention: false, announce: false,
+      }),
+    ]);
+    log.debug('scrape answered from the cache at the gateway');
+    return { jobId, document };
   }
 
   /**
@@ -105,7 +177,7 @@ export class ScrapeService {
       ...(opts.document ? { document: opts.document } : {}),
     };
     // Subscribe before submitting so the outcome event cannot be missed.
-    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs);
+    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs, { beforeSubmit: true });
     const admit = await this.deps.dispatcher.submit({
       jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
     });
@@ -117,7 +189,7 @@ export class ScrapeService {
     const stopWaiting = this.withdrawAtDeadline(team.id, jobId, deadline, opts.clientGone);
     let result: StoredResult | null;
     try {
-      result = await Promise.race([outcome, stopWaiting.withdrawn]);
+      result = await timeHop('gateway:wait', () => Promise.race([outcome, stopWaiting.withdrawn]));
     } finally {
       stopWaiting.cancel();
       // A withdrawn job never reports: free its waiter now rather than at timeout + grace.

@@ -1,12 +1,12 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, type CachedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
+import { scrapeCredits, type CachedPage, type DerivedEntry, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
-import { cacheKeyOf, cacheReadOf, mayStore, unusableReason } from './cache-policy.js';
+import { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, unusableReason } from './cache-policy.js';
 
 export interface CacheStepDeps {
   /** The page cache; absent when caching is off (`TRAWL_CACHE_ENABLED=false`). */
@@ -28,6 +28,8 @@ export interface CacheStepDeps {
  */
 export class CacheStep {
   private readonly now: () => number;
+  /** Pages being compressed since they were fetched (see {@link prepare}), by their source. */
+  private readonly encoding = new WeakMap<PageSource, Promise<EncodedPage>>();
 
   constructor(private readonly deps: CacheStepDeps) {
     this.now = deps.now ?? Date.now;
@@ -74,15 +76,50 @@ export class CacheStep {
     });
   }
 
-  /** Marks a fresh document `cacheState: miss` and keeps its page when the request allows; never throws. */
+  /**
+   * Starts compressing a fetched page the request allows to keep, as soon as it is fetched: the
+   * compression then overlaps the conversion instead of delaying the answer after it. Never throws.
+   */
+  prepare(request: ScrapeRequest, source: PageSource): void {
+    const page = source.cacheable;
+    if (!this.deps.cache || !page || !mayStore(request, page.statusCode)) return;
+    const encoding = this.deps.cache.encode(page);
+    encoding.catch(() => undefined); // a failure is reported by store, which awaits it
+    this.encoding.set(source, encoding);
+  }
+
+  /**
+   * After the formats: marks a fresh document `cacheState: miss` and keeps its page when the request
+   * allows; for a request the gateway may answer ({@link derivableRequest}), also keeps its derived
+   * formats next to the page (fresh or hit), so the next identical request needs no worker. Never throws.
+   */
   async store(job: ScrapeJob, request: ScrapeRequest, source: PageSource, document: Document, log: Logger): Promise<void> {
-    if (!this.deps.cache) return;
-    document.metadata.cacheState = 'miss';
+    const cache = this.deps.cache;
+    if (!cache) return;
+    const hit = source.engine === 'cache';
+    if (!hit) document.metadata.cacheState = 'miss';
     const page = source.cacheable;
     const key = this.keyOf(job, request);
-    if (!page || !key || !mayStore(request, page.statusCode)) return;
+    if (!key || !mayStore(request, hit ? source.page.statusCode : page?.statusCode ?? 0)) return;
+    const cachedAt = hit ? source.cachedAt : page?.cachedAt;
+    const derived = cachedAt !== undefined && this.derives(job, request, source)
+      ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), derivedEntryOf(document, cachedAt, source.proxyUsed)), log)
+      : undefined;
+    // Both writes at once: the derived entry costs the job no extra round trip.
+    const encoded = this.encoding.get(source);
+    const putPage = encoded ? async () => cache.putEncoded(key, await encoded) : () => cache.put(key, page!);
+    await Promise.all([!hit && page ? this.write(putPage, log) : undefined, derived]);
+  }
+
+  /** A page's formats are kept for the gateway: a plain page (no file, no binaries) of a single scrape. */
+  private derives(job: ScrapeJob, request: ScrapeRequest, source: PageSource): boolean {
+    return job.crawl === undefined && derivableRequest(request) && source.file === undefined
+      && source.binaries === undefined && source.pdfPages === undefined && source.converted === undefined;
+  }
+
+  private async write(put: () => Promise<'stored' | 'too-large'>, log: Logger): Promise<void> {
     try {
-      const outcome = await this.deps.cache.put(key, page);
+      const outcome = await put();
       this.deps.metrics.cacheWrites.inc({ outcome: outcome === 'stored' ? 'stored' : 'too_large' });
     } catch (err) {
       // A cache that cannot be written must not fail the scrape.
@@ -127,4 +164,14 @@ export class CacheStep {
     await this.deps.blobs.put({ key, body: shot.data, contentType: shot.contentType });
     return this.deps.blobs.url(key, { expiresInSec: this.deps.blobUrlTtlSec });
   }
+}
+
+/** Metadata fields of one job, which a derived entry must not carry to another. */
+const JOB_METADATA = ['scrapeId', 'creditsUsed', 'cacheState', 'cachedAt', 'concurrencyLimited', 'concurrencyQueueDurationMs'] as const;
+
+/** The document as a derived entry keeps it: without the metadata of the job that produced it. */
+function derivedEntryOf(document: Document, cachedAt: number, proxyUsed: DerivedEntry['proxyUsed']): DerivedEntry {
+  const metadata = { ...document.metadata };
+  for (const field of JOB_METADATA) delete metadata[field];
+  return { cachedAt, proxyUsed, document: { ...document, metadata } };
 }

@@ -1,7 +1,7 @@
 import { ALLOW_ALL_ROBOTS, CrawlScope, parseRobotsTxt, urlKey, type RobotsRules } from '@trawl/crawl';
 import type { Document, ErrorData } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
-import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, ScrapeJob } from '@trawl/queue';
+import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, PageOutcome, ScrapeJob } from '@trawl/queue';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { DEFAULT_ROBOTS_USER_AGENT } from './site-discovery.js';
 
@@ -97,11 +97,12 @@ export class CrawlPages {
   /** True when the page should run: it is still in flight and its crawl is still scraping. */
   async shouldRun(job: ScrapeJob): Promise<boolean> {
     const crawl = job.crawl!;
-    if (!(await this.deps.store.isInflight(crawl.id, job.jobId))) {
+    const { inflight, status } = await this.deps.store.pageState(crawl.id, job.jobId);
+    if (!inflight) {
       this.deps.logger.debug({ jobId: job.jobId, crawlId: crawl.id }, 'crawl page no longer in flight, not run');
       return false;
     }
-    if ((await this.deps.store.status(crawl.id)) === 'scraping') return true;
+    if (status === 'scraping') return true;
     // Ended meanwhile (cancelled): free the page without recording it.
     await this.deps.store.pageDone(crawl.id, job.jobId, { kind: 'drop' });
     return false;
@@ -124,14 +125,7 @@ export class CrawlPages {
     const ctx = await this.context(crawl.id);
     if (!ctx) return { billed: false };
     const store = this.deps.store;
-    if (result.ok && ctx.discover) {
-      const candidates = toCandidates(ctx, result.links, crawl.depth + 1);
-      if (candidates.length > 0) {
-        const { accepted, robotsBlocked } = await store.enqueue(crawl.id, candidates);
-        this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'accepted' }, accepted);
-        this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'robots_blocked' }, robotsBlocked);
-      }
-    }
+    const candidates = result.ok && ctx.discover ? toCandidates(ctx, result.links, crawl.depth + 1) : [];
     const now = Date.now();
     let finalKey: string | undefined;
     if (result.ok && result.finalUrl !== url) {
@@ -139,30 +133,43 @@ export class CrawlPages {
       const final = urlKey(result.finalUrl, ctx.dedupe);
       if (final && final !== requested) finalKey = final;
     }
-    const done = await store.pageDone(crawl.id, job.jobId, result.ok
+    const outOfCredits = !result.ok && result.error.code === 'INSUFFICIENT_CREDITS';
+    const outcome: PageOutcome = result.ok
       ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
       : {
         kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message },
         ...(result.creditsUsed ? { creditsUsed: result.creditsUsed } : {}),
-      });
+      };
+    // Links, outcome and the next pages in one script call; a page out of credits starts none (the
+    // crawl fails below).
+    const done = await store.pageDoneNext(crawl.id, job.jobId, outcome, candidates, { now, ...(outOfCredits ? { maxTake: 0 } : {}) });
+    if (done.accepted > 0) this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'accepted' }, done.accepted);
+    if (done.robotsBlocked > 0) this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'robots_blocked' }, done.robotsBlocked);
     log.debug({ result: done.result, completed: done.completed }, 'crawl page recorded');
     if (done.result === 'dup') return { billed: false };
-    const outcome = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
-    this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome });
+    const outcomeLabel = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
+    this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome: outcomeLabel });
     if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
-    if (done.result === 'ok' && result.ok) {
+    const announce = async (): Promise<void> => {
+      if (done.result !== 'ok' || !result.ok) return;
       await store.publish({ crawlId: crawl.id, type: 'document' });
       await this.deps.notify(ctx.record, 'page', { document: result.document });
-    }
-    if (!result.ok && result.error.code === 'INSUFFICIENT_CREDITS') {
+    };
+    if (outOfCredits) {
       // Out of credits: every further page would fail the same way, so the crawl ends here.
       this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'failed' });
       await this.deps.coordinator.fail(crawl.id, result.error.message);
+      if (done.completed) await this.deps.coordinator.ended(crawl.id); // this page was its last: it completed
     } else if (done.completed) {
+      // The page's event goes out before the crawl's `completed`.
+      await announce();
       this.deps.metrics.crawlsEnded.inc({ kind: crawl.kind, status: 'completed' });
       await this.deps.coordinator.ended(crawl.id);
+    } else {
+      // The next pages start while the page's event is sent.
+      const pumped = done.pump ? this.deps.coordinator.pumped(crawl.id, done.pump, ctx.record) : Promise.resolve();
+      await Promise.all([pumped, announce()]);
     }
-    else await this.deps.coordinator.pump(crawl.id, ctx.record);
     return { billed: done.result === 'ok' || done.result === 'duplicate-url' };
   }
 

@@ -3,7 +3,7 @@ import { TrawlError, findFormat, redactUrl, mapRequestSchema, searchRequestSchem
 import { ALLOW_ALL_ROBOTS } from '@trawl/crawl';
 import type { Logger } from '@trawl/observability';
 import {
-  parseJob, type CancellationWatcher, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger, type JobOutcome,
+  parseJob, type CancellationWatcher, type HostRateLimiter, type TokenLedger, type ChangeStore, type TeamStore, type CrawlCoordinator, type CrawlNotifier, type CrawlQueueJob, type CrawlRecord, type CrawlStore, type ResultStore, type CreditLedger, type JobOutcome,
 } from '@trawl/queue';
 import { DEFAULT_CHANGE_TAG } from '../scrape/change-tracking.js';
 import { crawlRules, toCandidates } from './crawl-pages.js';
@@ -36,6 +36,8 @@ export interface CrawlProcessorDeps {
   cancellations: Pick<CancellationWatcher, 'watch'>;
   /** A disabled team's crawls are not seeded and its maps do not run. */
   teams: Pick<TeamStore, 'isDisabled'>;
+  /** Per-host politeness of every worker: robots.txt Crawl-delay of the crawl's host is set there. */
+  hostRate?: Pick<HostRateLimiter, 'setCrawlDelay'>;
   now?: () => number;
 }
 
@@ -105,6 +107,7 @@ export class CrawlProcessor {
       await this.enqueueRemembered(crawl, ctx);
       const crawlDelaySec = request.ignoreRobotsTxt ? undefined : robots.rules.crawlDelaySec(robotsUserAgent);
       const delayMs = Math.max(crawl.delayMs, crawlDelaySec !== undefined ? Math.min(crawlDelaySec, 3_600) * 1000 : 0);
+      if (crawlDelaySec !== undefined) await this.deps.hostRate?.setCrawlDelay(new URL(crawl.url).host, crawlDelaySec * 1000);
       const completed = await store.kickoffDone(crawlId, { delayMs });
       log.info({ delayMs }, 'crawl seeded');
       if (completed) await coordinator.ended(crawlId);

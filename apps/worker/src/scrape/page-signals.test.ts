@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isBotWall, isJavascriptShell } from './page-signals.js';
+import { isBotWall, isJavascriptShell, isSuccessStatus } from './page-signals.js';
 
 describe('isJavascriptShell', () => {
   it('sees an empty React mount point with scripts', () => {
@@ -35,5 +35,12 @@ describe('isBotWall', () => {
     expect(isBotWall(503, '<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>')).toBe(true);
     expect(isBotWall(200, '<script src="https://ct.captcha-delivery.com/c.js"></script>')).toBe(true);
     expect(isBotWall(200, '<html><head><title>Pardon Our Interruption</title></head></html>')).toBe(true);
+  });
+});
+
+describe('isSuccessStatus', () => {
+  it('accepts 2xx only: a 404 or 500 page is never a reason to render', () => {
+    for (const status of [200, 203, 299]) expect(isSuccessStatus(status)).toBe(true);
+    for (const status of [199, 301, 404, 410, 500, 503]) expect(isSuccessStatus(status)).toBe(false);
   });
 });

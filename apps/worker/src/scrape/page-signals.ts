@@ -27,6 +27,11 @@ export function isBotWall(statusCode: number, html: string | undefined): boolean
   return BOT_WALL_MARKERS.some((re) => re.test(head));
 }
 
+/** Whether an HTTP status is a success (2xx): only those may hand a JavaScript shell to the browser. */
+export function isSuccessStatus(statusCode: number): boolean {
+  return statusCode >= 200 && statusCode < 300;
+}
+
 /** Empty mount points of client-rendered apps (React, Vue, Next, Nuxt, Angular, Svelte...). */
 const EMPTY_MOUNT = /<(?:div|main|section|app-root)\b[^>]*\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|main-app|application)["']?[^>]*>\s*<\/(?:div|main|section|app-root)>|<app-root[^>]*>\s*<\/app-root>/i;
 const NOSCRIPT_JS = /<noscript[^>]*>[\s\S]{0,600}?(?:enable|need|requires?|turn on)[\s\S]{0,60}?javascript/i;

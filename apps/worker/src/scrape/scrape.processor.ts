@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, redactUrl, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
-import { parseJob, type ScrapeJob } from '@trawl/queue';
+import { hopTimingOn, parseJob, recordHop, type ScrapeJob } from '@trawl/queue';
 import { timed, stepTimer } from './pipeline/run-steps.js';
 import { ScrapePipeline } from './pipeline/scrape-pipeline.js';
 import type { ScrapeDeps, ScrapeQueue } from './pipeline/context.js';
@@ -40,6 +40,8 @@ export class ScrapeProcessor {
   }
 
   async process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
+    // From BullMQ's add (its own clock reading) to this run.
+    if (hopTimingOn()) recordHop('worker:pickup', Date.now() - bullJob.timestamp);
     const timer = stepTimer(this.deps.metrics.scrapeStep, this.deps.logger);
     let parsed: { job: ScrapeJob; request: ScrapeRequest };
     try {

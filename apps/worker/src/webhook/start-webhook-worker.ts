@@ -22,7 +22,7 @@ export type WebhookWorkerConfig = Pick<
 export interface StartWebhookWorkerOptions {
   /** BullMQ connection (`maxRetriesPerRequest: null`); the caller owns it. */
   connection: Redis;
-  /** BullMQ prefix, `RedisKeys.bullPrefix()`. */
+  /** BullMQ prefix of the webhook queue, `RedisKeys.bullPrefix('webhook')`. */
   prefix: string;
   logger: Logger;
   /** The process registry; the webhook metrics are registered on it. */

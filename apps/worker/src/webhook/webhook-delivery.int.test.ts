@@ -149,7 +149,7 @@ async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
   const keys = new RedisKeys(`wh${randomUUID().slice(0, 8)}`);
   const queues = new QueueSet(redis, keys);
   const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 10 });
-  const events = new QueueEvents('webhook', { connection: { host: '127.0.0.1', port: redisServer.port }, prefix: keys.bullPrefix() });
+  const events = new QueueEvents('webhook', { connection: { host: '127.0.0.1', port: redisServer.port }, prefix: keys.bullPrefix('webhook') });
   await events.waitUntilReady();
   const outcomes = new Outcomes(events);
   const logs = new LogCapture();
@@ -165,7 +165,7 @@ async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
   };
   const shutdown = new AbortController();
   const worker = startWebhookWorker(config, {
-    connection: redis, prefix: keys.bullPrefix(), logger, registry, shutdown: shutdown.signal,
+    connection: redis, prefix: keys.bullPrefix('webhook'), logger, registry, shutdown: shutdown.signal,
     ...(opts.guard ? { guard: opts.guard } : {}),
   });
   cleanups.push(async () => {

@@ -42,15 +42,16 @@ function stripNodeIterative(root: ParentNode, baseUrl: string): void {
   const stack: ParentNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop() as ParentNode;
-    filterChildren(node, isRemoved);
+    // URLs first: a lazy image reads its `<noscript>` twin, which is removed next.
     for (const child of node.children) {
-      if (isElement(child)) {
+      if (isElement(child) && !REMOVED_TAGS.has(child.name)) {
         // Inline event handlers are script too; dropping them keeps the cleaned HTML inert.
         for (const name in child.attribs) if (name.startsWith('on')) delete child.attribs[name];
         resolveElementUrls(child, baseUrl);
-        stack.push(child);
       }
     }
+    filterChildren(node, isRemoved);
+    for (const child of node.children) if (isElement(child)) stack.push(child);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { findFirstTag, isElement } from '../dom/dom-helpers.js';
-import { largestSrcsetCandidate } from '../metadata/index.js';
+import { largestSrcsetCandidate, lazyImageSrc } from '../metadata/index.js';
 
 /** Attributes holding one URL, per element name. */
 const URL_ATTRS: ReadonlyMap<string, readonly string[]> = new Map([
@@ -10,8 +10,6 @@ const URL_ATTRS: ReadonlyMap<string, readonly string[]> = new Map([
   ['ins', ['cite']], ['del', ['cite']],
 ]);
 
-/** Attributes that lazy-loading scripts use for the real image URL while `src` holds a placeholder. */
-const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
 
 /**
  * The base URL for relative links of a document: its first `<base href>` resolved against the page
@@ -92,27 +90,14 @@ function joinPlainPath(v: string, base: string): string | null {
   return first === 47 ? parts.origin + v : parts.dir + v;
 }
 
-function isPlaceholderSrc(src: string | undefined): boolean {
-  if (!src) return true;
-  const s = src.trim();
-  return s === '' || (s.startsWith('data:') && s.length < 200) || /blank\.gif|spacer\.gif|pixel\.gif/i.test(s);
-}
-
 function resolveImage(el: Element, base: string): void {
   const attrs = el.attribs;
-  if (isPlaceholderSrc(attrs['src'])) {
-    for (const name of LAZY_SRC_ATTRS) {
-      const lazy = attrs[name];
-      if (lazy && !lazy.startsWith('data:')) {
-        attrs['src'] = lazy;
-        break;
-      }
-    }
-  }
+  const lazy = el.name === 'img' ? lazyImageSrc(el) : undefined;
+  if (lazy !== undefined) attrs['src'] = lazy;
   const srcset = attrs['srcset'] ?? attrs['data-srcset'];
   if (srcset) {
     const largest = largestSrcsetCandidate(srcset);
-    if (largest !== undefined) {
+    if (largest !== undefined && !largest.startsWith('data:')) {
       if (el.name === 'img') attrs['src'] = largest;
       else attrs['srcset'] = absolutize(largest, base) ?? largest;
     }

@@ -1,4 +1,5 @@
 import type { AnyNode, Element } from 'domhandler';
+import { lazyImageSrc } from '../metadata/lazy-image.js';
 import { codeBlockText, detectLanguage } from './code-block.js';
 import {
   BLOCK_ELEMENTS,
@@ -142,6 +143,12 @@ function mirrorPre(el: Element, info: ElementInfo): MirrorElement {
   return pre;
 }
 
+/** Attributes of an `<img>`, with the real URL in `src` when it is a lazy-loading placeholder. */
+function imageAttribs(el: Element): Readonly<Record<string, string>> {
+  const real = lazyImageSrc(el);
+  return real === undefined ? el.attribs : { ...el.attribs, src: real };
+}
+
 const TABLE_STRUCTURE = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
 
 /** Where content below the depth limit goes: `el`, or its nearest ancestor whose text is rendered. */
@@ -263,7 +270,7 @@ export function buildMirror(source: AnyNode): MirrorElement {
     }
     if (child.children.length === 0) {
       // An empty inline wrapper renders nothing.
-      if (!isInlineWrapper(name)) parent.appendChild(new MirrorElement(name, child.attribs, info));
+      if (!isInlineWrapper(name)) parent.appendChild(new MirrorElement(name, name === 'img' ? imageAttribs(child) : child.attribs, info));
       parent.descendantTags |= tagBit(name);
       // A childless element's end is visited too (its start and end both break whitespace for blocks).
       if (!VOID_ELEMENTS.has(name)) ws.element(name);

@@ -13,6 +13,11 @@ export interface TableLayout {
   /** Rows of cells; spanned slots hold `null`. */
   readonly grid: readonly (readonly (MirrorElement | null)[])[];
   readonly width: number;
+  /**
+   * A layout table: one row without header cells, or a cell holding block content (a list, quote, heading, or several
+   * paragraphs). Rendered as its cells' blocks, not as a GFM table.
+   */
+  readonly layoutOnly: boolean;
 }
 
 /** State of one conversion, shared by its rules. */
@@ -25,6 +30,8 @@ export interface ConversionContext {
   readonly tables: Map<MirrorElement, TableLayout>;
   /** Whether an element is inside a cell of a table rendered as a GFM table (cached per cell). */
   readonly cellModes: Map<MirrorElement, boolean>;
+  /** Whether the markdown holds placeholders to resolve (see emphasis.ts). */
+  placeholders: boolean;
 }
 
 /**

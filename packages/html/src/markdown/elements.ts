@@ -26,6 +26,8 @@ export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
   'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'base', 'svg', 'math', 'iframe',
   'object', 'embed', 'canvas', 'select', 'datalist', 'frame', 'frameset', 'noframes', 'dialog', 'map', 'area',
   'audio', 'video', 'source', 'track', 'param', 'wbr', 'col', 'colgroup',
+  // Ruby annotations (readings) and their fallback parentheses: the base text alone reads as the word.
+  'rt', 'rp',
 ]);
 
 /**

@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
+import { resolvePlaceholders } from './emphasis.js';
+import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown as escapeRaw } from './escape.js';
+
+/** A text node's escaping as it ends up in a document where the text starts a line. */
+const escapeMarkdown = (text: string): string => resolvePlaceholders(escapeRaw(text));
 
 describe('escapeMarkdown', () => {
   it('leaves plain text untouched', () => {

@@ -1,3 +1,4 @@
+import { LINE_ESCAPE, PLACEHOLDERS } from './emphasis.js';
 /**
  * Markdown escaping of text nodes, only where a character could start markdown syntax.
  *
@@ -8,16 +9,17 @@
  */
 
 // Characters that may need escaping anywhere, plus anything that may need escaping at a line start.
-const NEEDS_WORK = /[\\*_`[\]<]|^(?:[-+=#>~]|\d+[.)])/m;
+const NEEDS_WORK = /[\\*_`[\]<\uE000-\uE006]|^(?:[-+=#>~]|\d+[.)])/m;
 const INLINE = /[\\*`[\]]|<(?=[A-Za-z/!?])|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 const LINE_START = /^(?:(-(?=\s|$|-)|\+(?= )|=+|#{1,6}(?= |$)|>|~~~)|(\d+)([.)])(?= |$))/gm;
 
 /** Escapes markdown-significant characters in `text` (already whitespace-collapsed text of one node). */
 export function escapeMarkdown(text: string): string {
   if (!NEEDS_WORK.test(text)) return text;
-  let out = text.replace(INLINE, '\\$&');
+  // The emphasis placeholders (see emphasis.ts) must not come from the page.
+  let out = text.replace(PLACEHOLDERS, '').replace(INLINE, '\\$&');
   out = out.replace(LINE_START, (_m, marker: string | undefined, num: string | undefined, punct: string | undefined) =>
-    marker !== undefined ? `\\${marker}` : `${num ?? ''}\\${punct ?? ''}`,
+    marker !== undefined ? `${LINE_ESCAPE}${marker}` : `${num ?? ''}${LINE_ESCAPE}${punct ?? ''}`,
   );
   return out;
 }

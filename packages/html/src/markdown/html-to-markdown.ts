@@ -3,6 +3,7 @@ import type { AnyNode, Element } from 'domhandler';
 import TurndownService from 'turndown';
 import { buildMirror } from './build-mirror.js';
 import type { ConversionContext } from './context.js';
+import { LINE_ESCAPE, resolvePlaceholders } from './emphasis.js';
 import { escapeMarkdown } from './escape.js';
 import type { MirrorElement } from './mirror-node.js';
 import { parseBaseUrl } from './resolve-url.js';
@@ -43,7 +44,11 @@ function createTurndown(ctx: ConversionContext): TurndownService {
   });
   // addRule puts a rule first: add the least frequent first.
   for (const [key, rule] of markdownRules(ctx).reverse()) service.addRule(key, rule as unknown as TurndownService.Rule);
-  service.escape = escapeMarkdown;
+  service.escape = (text: string): string => {
+    const out = escapeMarkdown(text);
+    if (out !== text && !ctx.placeholders && out.includes(LINE_ESCAPE)) ctx.placeholders = true;
+    return out;
+  };
   return service;
 }
 
@@ -101,7 +106,7 @@ export function htmlToMarkdown(input: string | AnyNode, opts: HtmlToMarkdownOpti
   const node: AnyNode = typeof input === 'string' ? buildDom(input) : input;
   const pageBase = parseBaseUrl(opts.baseUrl);
   const base = parseBaseUrl(documentBase(node), pageBase);
-  const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map() };
+  const ctx: ConversionContext = { base, cells: new Map(), tables: new Map(), cellModes: new Map(), placeholders: false };
   const markdown = createTurndown(ctx).turndown(new MirrorSource(node) as unknown as TurndownService.Node);
-  return tidy(markdown);
+  return tidy(ctx.placeholders ? resolvePlaceholders(markdown) : markdown);
 }

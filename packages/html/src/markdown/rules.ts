@@ -1,6 +1,7 @@
 import { MAX_NEST } from './build-mirror.js';
 import { renderCodeBlock, renderInlineCode } from './code-block.js';
 import type { ConversionContext, MirrorRule } from './context.js';
+import { EM_CLOSE, EM_OPEN, STRIKE_CLOSE, STRIKE_OPEN, STRONG_CLOSE, STRONG_OPEN } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown } from './escape.js';
 import type { MirrorElement, MirrorNode } from './mirror-node.js';
 import { resolveUrl } from './resolve-url.js';
@@ -65,9 +66,8 @@ function renderLink(content: string, node: MirrorElement, ctx: ConversionContext
 
 function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   const a = node.attribs;
-  // Lazy-loading pages keep the real URL in data-src and a placeholder (often a data: URL) in src.
-  let src = a.src?.trim();
-  if (src === undefined || src === '' || src.startsWith('data:')) src = (a['data-src'] ?? a['data-original'])?.trim() ?? src;
+  // A lazy-loading placeholder src was replaced by the real URL when mirroring (see lazyImageSrc).
+  const src = a.src?.trim();
   if (src === undefined || src === '') return '';
   // A placeholder such as `<Base64-Image-Removed>` (see removeBase64Images) is kept verbatim.
   const placeholder = src.startsWith('<') && src.endsWith('>');
@@ -79,11 +79,25 @@ function renderImage(node: MirrorElement, ctx: ConversionContext): string {
   return `![${alt}](${placeholder ? url : escapeLinkDestination(url)}${titlePart})`;
 }
 
+const LISTS = new Set(['ul', 'ol', 'menu']);
+
+/** The `<li>` before `node` among its siblings, if any. */
+function previousItem(node: MirrorElement): MirrorElement | null {
+  for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
+  return null;
+}
+
 const block = (content: string): string => `\n\n${content}\n\n`;
+/** Content of nothing but (zero-width) spaces: `<p>&#8203;</p>`, `<p>&nbsp;</p>` are dropped. */
+const INVISIBLE = /^[\s\u200B-\u200D\u2060\uFEFF]*$/;
 
 /** Emphasis-like marks: rendered once even when nested in themselves (`<b><b>x</b></b>` is `**x**`). */
-function mark(delimiter: string): MirrorRule['replacement'] {
-  return (content, node) => (node.info.repeatedMark ? content : wrap(content, delimiter, delimiter));
+function mark(ctx: ConversionContext, open: string, close = open): MirrorRule['replacement'] {
+  return (content, node) => {
+    if (node.info.repeatedMark) return content;
+    ctx.placeholders = true;
+    return wrap(content, open, close);
+  };
 }
 
 /** Block rules: headings, quotes, lists, code blocks, rules and breaks. */
@@ -97,11 +111,18 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         return text === '' ? '' : block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + text);
       },
     },
+    paragraph: {
+      filter: tags('p'),
+      replacement: (content) => (INVISIBLE.test(content) ? '\n\n' : block(content)),
+    },
     blockquote: {
       filter: tags('blockquote'),
       replacement: (content, node) => {
         if (node.info.nest > MAX_NEST) return block(content);
-        return block(trimNewlines(content).replace(/^/gm, '> ').replace(/^> $/gm, '>'));
+        // Lines left blank but for the spaces of hard breaks (`<br><br>`) are blank lines: one at most.
+        let core = content.replace(/^[ \t]+$/gm, '');
+        if (!core.includes('```')) core = core.replace(/\n{3,}/g, '\n\n');
+        return block(trimNewlines(core).replace(/^/gm, '> ').replace(/^> $/gm, '>'));
       },
     },
     list: {
@@ -110,6 +131,14 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         const parent = node.parentNode;
         if (node.info.nest <= MAX_NEST && parent?.tag === 'li' && parent.lastElementChild === node) {
           return '\n' + content;
+        }
+        if (node.info.nest <= MAX_NEST && parent !== null && LISTS.has(parent.tag)) {
+          // A list directly inside a list (invalid, common): browsers show it nested under the item before it.
+          const item = previousItem(node);
+          if (item !== null) {
+            const indent = ' '.repeat(item.info.ordinal >= 0 ? `${item.info.ordinal}. `.length : 2);
+            return '\n' + trimNewlines(content).replace(/^(?=.)/gm, indent) + '\n';
+          }
         }
         return block(content);
       },
@@ -150,9 +179,10 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
   return {
     link: { filter: tags('a'), replacement: (content, node) => renderLink(content, node, ctx) },
     image: { filter: tags('img'), replacement: (_content, node) => renderImage(node, ctx) },
-    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark('*') },
-    strong: { filter: tags('strong', 'b'), replacement: mark('**') },
-    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark('~~') },
+    // Placeholders, turned into markers (or dropped) once the neighbours are known: see emphasis.ts.
+    emphasis: { filter: tags('em', 'i', 'cite'), replacement: mark(ctx, EM_OPEN, EM_CLOSE) },
+    strong: { filter: tags('strong', 'b'), replacement: mark(ctx, STRONG_OPEN, STRONG_CLOSE) },
+    strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(ctx, STRIKE_OPEN, STRIKE_CLOSE) },
     code: {
       filter: tags('code', 'kbd', 'samp', 'tt'),
       // Turndown puts the element's edge whitespace back around the span.
@@ -179,4 +209,4 @@ export function markdownRules(ctx: ConversionContext): [string, MirrorRule][] {
 /** Turndown's blank and default replacements, with this package's list of block elements. */
 export const blankReplacement = (_content: string, node: MirrorElement): string => (node.info.block ? '\n\n' : '');
 export const defaultReplacement = (content: string, node: MirrorElement): string =>
-  node.info.block ? block(content) : content;
+  node.info.block ? (INVISIBLE.test(content) ? '\n\n' : block(content)) : content;

@@ -15,20 +15,40 @@ describe('GFM tables', () => {
     );
   });
   it('escapes pipes and keeps each cell on one line', () => {
-    expect(md('<table><tr><th>a|b</th><th><p>x</p><p>y</p></th></tr></table>')).toBe('| a\\|b | x y |\n| --- | --- |');
+    expect(md('<table><tr><th>a|b</th><th>x<br>y</th></tr><tr><td>1</td><td>2</td></tr></table>')).toBe(
+      '| a\\|b | x y |\n| --- | --- |\n| 1 | 2 |',
+    );
   });
   it('flattens nested tables into their cell', () => {
-    expect(md('<table><tr><td>a</td><td><table><tr><td>n1</td><td>n2</td></tr></table></td></tr></table>')).toBe(
-      '| a | n1 n2 |\n| --- | --- |',
+    expect(md('<table><tr><td>a</td><td><table><tr><td>n1</td><td>n2</td></tr></table></td></tr><tr><td>b</td><td>c</td></tr></table>')).toBe(
+      '| a | n1 n2 |\n| --- | --- |\n| b | c |',
+    );
+  });
+  it('unwraps one-row tables and tables whose cells hold lists or paragraphs', () => {
+    expect(md('<table><tr><td><p>Intro</p></td><td><p>Side</p></td></tr></table>')).toBe('Intro\n\nSide');
+    expect(md('<table><tr><td><ul><li>a</li></ul></td><td>x</td></tr><tr><td>y</td><td>z</td></tr></table>')).toBe(
+      '- a\n\nx\n\ny\n\nz',
+    );
+    expect(md('<table><tr><td><p>p1</p><p>p2</p></td><td>x</td></tr><tr><td>y</td><td>z</td></tr></table>')).toBe(
+      'p1\n\np2\n\nx\n\ny\n\nz',
+    );
+  });
+  it('keeps data tables whose cells wrap their text in one paragraph', () => {
+    expect(md('<table><tr><th>A</th><th>B</th></tr><tr><td><p>1</p></td><td>2<br>3</td></tr></table>')).toBe(
+      '| A | B |\n| --- | --- |\n| 1 | 2 3 |',
     );
   });
   it('renders pre inside a cell as inline code', () => {
-    expect(md('<table><tr><td>a</td><td><pre>x\ny</pre></td></tr></table>')).toBe('| a | `x y` |\n| --- | --- |');
+    expect(md('<table><tr><td>a</td><td><pre>x\ny</pre></td></tr><tr><td>b</td><td>c</td></tr></table>')).toBe(
+      '| a | `x y` |\n| --- | --- |\n| b | c |',
+    );
   });
   it('renders single-column tables as blocks', () => {
     expect(md('<table><tr><td><h2>T</h2></td></tr><tr><td>body</td></tr></table>')).toBe('## T\n\nbody');
   });
   it('ignores invalid spans', () => {
-    expect(md('<table><tr><td colspan="x">a</td><td rowspan="-1">b</td></tr></table>')).toBe('| a | b |\n| --- | --- |');
+    expect(md('<table><tr><td colspan="x">a</td><td rowspan="-1">b</td></tr><tr><td>c</td><td>d</td></tr></table>')).toBe(
+      '| a | b |\n| --- | --- |\n| c | d |',
+    );
   });
 });

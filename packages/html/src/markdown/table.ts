@@ -39,7 +39,7 @@ function collectRows(table: MirrorElement): CellRef[][] {
 }
 
 /** Lays cells out on a grid honouring colspan and rowspan; spanned slots hold `null`. */
-function layout(rows: readonly CellRef[][]): Omit<TableLayout, 'rows'> {
+function layout(rows: readonly CellRef[][]): Omit<TableLayout, 'rows' | 'layoutOnly'> {
   const grid: (MirrorElement | null)[][] = rows.map(() => []);
   let width = 0;
   rows.forEach((cells, r) => {
@@ -63,12 +63,34 @@ function tableOf(cell: MirrorElement): MirrorElement | null {
   return null;
 }
 
+const BLOCK_CONTENT = new Set(['ul', 'ol', 'dl', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const PARAGRAPHS = new Set(['p', 'div', 'section', 'article']);
+
+/** Whether a cell holds block content: a list, quote or heading, or two paragraphs or more. */
+function holdsBlocks(cell: MirrorElement): boolean {
+  let paragraphs = 0;
+  const stack: MirrorElement[] = [cell];
+  while (stack.length > 0) {
+    const el = stack.pop() as MirrorElement;
+    for (const c of el.childNodes) {
+      if (c.nodeType !== 1) continue;
+      if (BLOCK_CONTENT.has(c.tag)) return true;
+      if (PARAGRAPHS.has(c.tag) && ++paragraphs >= 2) return true;
+      stack.push(c);
+    }
+  }
+  return false;
+}
+
 /** Layout of a table, computed once per conversion. */
 function tableLayout(table: MirrorElement, ctx: ConversionContext): TableLayout {
   let found = ctx.tables.get(table);
   if (found === undefined) {
     const rows = collectRows(table);
-    found = { rows, ...layout(rows) };
+    // A single row of header cells is a (header-only) data table; a single row of plain cells is layout.
+    const oneRow = rows.length === 1 && !(rows[0] as CellRef[]).some((c) => c.el.tag === 'th');
+    const layoutOnly = oneRow || rows.some((cells) => cells.some((c) => holdsBlocks(c.el)));
+    found = { rows, ...layout(rows), layoutOnly };
     ctx.tables.set(table, found);
   }
   return found;
@@ -84,7 +106,8 @@ export function inTableCell(node: MirrorElement, ctx: ConversionContext): boolea
     let gfm = ctx.cellModes.get(p);
     if (gfm === undefined) {
       const table = tableOf(p);
-      gfm = table !== null && tableLayout(table, ctx).width >= 2;
+      const found = table === null ? null : tableLayout(table, ctx);
+      gfm = found !== null && found.width >= 2 && !found.layoutOnly;
       ctx.cellModes.set(p, gfm);
     }
     if (gfm) return true;
@@ -100,17 +123,17 @@ function cellLine(markdown: string): string {
 /**
  * Renders a `<table>` from the markdown its cell rules kept. The first row is the header (GFM has no
  * header-less tables); colspan leaves empty cells after the content, rowspan leaves empty cells below it,
- * short rows are padded. Single-column tables (almost always layout) and tables inside cells are rendered
- * as plain blocks instead. Never throws on malformed structure.
+ * short rows are padded. Layout tables (one column, one row, or cells holding blocks: see holdsBlocks) and
+ * tables inside cells are rendered as their cells' blocks instead. Never throws on malformed structure.
  */
 function renderTable(table: MirrorElement, ctx: ConversionContext): string {
-  const { rows, grid, width } = tableLayout(table, ctx);
+  const { rows, grid, width, layoutOnly } = tableLayout(table, ctx);
   const cell = (el: MirrorElement): string => ctx.cells.get(el) ?? '';
   const captionEl = childElements(table).find((c) => c.tag === 'caption');
   const caption = captionEl ? cellLine(cell(captionEl)) : '';
   if (width === 0) return caption ? `\n\n${caption}\n\n` : '';
   const cellMode = inTableCell(table, ctx);
-  if (width === 1 || cellMode) {
+  if (width === 1 || layoutOnly || cellMode) {
     // Layout table: keep the cells' block structure (or flatten when already inside a cell).
     const parts = rows.flatMap((cells) => cells.map((c) => cell(c.el).trim())).filter((s) => s !== '');
     const sep = cellMode ? ' ' : '\n\n';

@@ -1,14 +1,14 @@
 import type { AnyNode } from 'domhandler';
 import { absoluteUrl, documentBaseUrl, forEachElement } from './dom-walk.js';
+import { isPlaceholderSrc, lazyImageSrc } from './lazy-image.js';
 import { largestSrcsetCandidate } from './srcset.js';
 
-const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original'] as const;
 const META_IMAGES = new Set(['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']);
 
 /**
  * Image URLs of a page, absolute (against `<base href>` / `baseUrl`), http(s) only (so `data:` and `blob:`
- * URLs are excluded), deduplicated, in document order. Sources: `<img>` `src` (or a lazy-loading
- * `data-src`/`data-lazy-src`/`data-original`) and the largest `srcset` candidate; `<picture><source srcset>`
+ * URLs are excluded), deduplicated, in document order. Sources: `<img>` `src` (or, when it is a placeholder,
+ * the real URL of a lazy-loaded image: see lazyImageSrc) and the largest `srcset` candidate; `<picture><source srcset>`
  * (largest candidate); `<video poster>`; and the page's declared share images (`og:image`,
  * `twitter:image`, `<link rel=image_src>`), which are real images of the page even when not in the body.
  *
@@ -26,9 +26,8 @@ export function extractImages(doc: AnyNode, baseUrl: string): string[] {
     const a = el.attribs;
     switch (el.name) {
       case 'img': {
-        const src = a.src?.trim();
-        const lazy = LAZY_SRC.map((k) => a[k]).find((v) => v !== undefined && v.trim() !== '');
-        add(src === undefined || src === '' || src.startsWith('data:') ? lazy : src);
+        // A placeholder src (spacer, 1x1 gif, data: URI) is not an image of the page; its real URL is.
+        add(lazyImageSrc(el) ?? (isPlaceholderSrc(a.src) ? undefined : a.src));
         if (a.srcset !== undefined) add(largestSrcsetCandidate(a.srcset));
         if (a['data-srcset'] !== undefined) add(largestSrcsetCandidate(a['data-srcset']));
         break;

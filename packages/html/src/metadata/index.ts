@@ -5,3 +5,4 @@ export { extractImages } from './extract-images.js';
 export { metaKeys } from './meta-key.js';
 export { largestSrcsetCandidate, parseSrcset } from './srcset.js';
 export type { SrcsetCandidate } from './srcset.js';
+export { isPlaceholderSrc, lazyImageSrc } from './lazy-image.js';

@@ -2,7 +2,7 @@ import type { HtmlPipelineResult } from '@trawl/html';
 import { scrapeCredits, type CachedPage } from '@trawl/queue';
 import { acceptLanguageFor, type FetchResult } from '@trawl/scrape-engine';
 import type { PageSource } from '../../convert/page-source.js';
-import { isBotWall, isJavascriptShell } from '../page-signals.js';
+import { isBotWall, isJavascriptShell, isSuccessStatus } from '../page-signals.js';
 import type { ScrapeContext, ScrapeDeps } from '../pipeline/context.js';
 import type { Handoff } from '../pipeline/handoff.js';
 import { documentTakeOver } from './document-takeover.js';
@@ -23,7 +23,7 @@ type HttpStageDeps = Pick<ScrapeDeps, 'http' | 'proxies' | 'maxResponseBytes' | 
 /**
  * The fetch stage of the `scrape` queue: one plain HTTP request on the basic tier. Hands the job to
  * the documents queue (a document), or to the browser queue (`proxy: auto` blocked; after conversion,
- * a JavaScript shell) when the browser fallback is on.
+ * a JavaScript shell answered with a 2xx status) when the browser fallback is on.
  */
 export class HttpStage implements FetchStage {
   constructor(private readonly deps: HttpStageDeps) {}
@@ -55,7 +55,10 @@ export class HttpStage implements FetchStage {
 
   review(ctx: ScrapeContext, source: PageSource, converted: Partial<HtmlPipelineResult>): Handoff | undefined {
     const html = htmlOf(source.page);
-    if (source.engine !== 'http' || !this.deps.browserFallback || html === undefined || !isJavascriptShell(html, converted.markdown ?? '')) return undefined;
+    // A non-2xx answer is final here: a site's 404 page often looks like a shell, and rendering it
+    // would only find the same error (the `auto` proxy's bot-wall rule in `fetch` is the exception).
+    if (source.engine !== 'http' || !this.deps.browserFallback || html === undefined || !isSuccessStatus(source.page.statusCode)) return undefined;
+    if (!isJavascriptShell(html, converted.markdown ?? '')) return undefined;
     ctx.log.info('page is a JavaScript shell, moving to the browser');
     return { queue: 'browser', reason: 'js-shell' };
   }

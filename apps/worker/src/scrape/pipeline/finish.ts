@@ -1,6 +1,6 @@
 import { TrawlError } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, type JobOutcome, type ScrapeJob } from '@trawl/queue';
+import { scrapeCredits, timeHop, type JobOutcome, type ScrapeJob } from '@trawl/queue';
 import { enforceResultSize } from '../result-size.js';
 import type { ScrapeDeps } from './context.js';
 
@@ -15,8 +15,8 @@ export async function finishJob(
 ): Promise<void> {
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
   // slot (a crash here leaves the slot to the reaper).
-  await record(deps, job, outcome, log, run);
-  await deps.dispatcher.release(job.teamId, job.jobId);
+  await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
+  await timeHop('worker:finish-release', () => deps.dispatcher.release(job.teamId, job.jobId));
   if (job.document) await deps.documentBodies.delete(job.jobId);
 }
 

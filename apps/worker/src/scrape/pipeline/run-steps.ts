@@ -1,4 +1,5 @@
 import type { Logger } from '@trawl/observability';
+import { recordHop } from '@trawl/queue';
 
 /**
  * One named step of a pipeline (the model is packages/html/src/pipeline.ts): it runs when `when`
@@ -18,6 +19,7 @@ export type StepTimer = (step: string, seconds: number, outcome: 'ok' | 'error')
 export function stepTimer(histogram: { observe(labels: { step: string }, value: number): void }, log: Logger): StepTimer {
   return (step, seconds, outcome) => {
     histogram.observe({ step }, seconds);
+    recordHop(`worker:${step}`, seconds * 1000);
     log.debug({ step, ms: Math.round(seconds * 1000), outcome }, 'scrape step');
   };
 }

@@ -1,8 +1,9 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
 import { addUsage, NO_USAGE } from '@trawl/llm';
-import { JOB_CATALOG, withFormatCredits, type ScrapeJob } from '@trawl/queue';
+import { JOB_CATALOG, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
 import { buildDocument, convertPage } from '../../convert/build-document.js';
+import { parseRetryAfter } from '../../webhook/classify-webhook-response.js';
 import { BrowserStage } from '../fetch/browser-stage.js';
 import { DocumentsStage } from '../fetch/documents-stage.js';
 import type { FetchStage } from '../fetch/fetch-stage.js';
@@ -51,10 +52,23 @@ export class ScrapePipeline {
       signals: new JobSignals(() => ctx.job.deadline, undefined, this.deps.shutdown, this.now),
       transformers: transformersFor(this.transformers, request), timer,
     };
-    // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
-    await timed('dedupe', timer, () => this.dedupe(ctx));
-    if (ctx.released) return { ok: true };
-    const cancel = await this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    // The reads a job starts with go out together (one round trip): the team's state for the admit
+    // step, the cancellation watch, and the dedupe read.
+    ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
+    ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
+    const watching = this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    try {
+      // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
+      await timed('dedupe', timer, () => this.dedupe(ctx));
+    } catch (err) {
+      void watching.then((w) => w.dispose(), () => undefined);
+      throw err;
+    }
+    const cancel = await watching;
+    if (ctx.released) {
+      cancel.dispose();
+      return { ok: true };
+    }
     ctx.signals = new JobSignals(() => ctx.job.deadline, cancel.signal, this.deps.shutdown, this.now);
     try {
       return await this.execute(ctx);
@@ -87,7 +101,7 @@ export class ScrapePipeline {
           if (ctx.job.admission && !ctx.job.escalation) d.metrics.admissionWait.observe(ctx.job.admission.waitMs / 1000);
           // A team disabled while its job waited: the job fails without contacting anything (jobs
           // already running when it was disabled finish).
-          if (await d.teams.isDisabled(ctx.job.teamId)) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
+          if (await (ctx.teamDisabled ?? d.teams.isDisabled(ctx.job.teamId))) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
           // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
           // page and its formats (the LLM formats add theirs).
           if (ctx.job.crawl) {
@@ -118,7 +132,19 @@ export class ScrapePipeline {
         name: 'fetch',
         when: (ctx) => ctx.source === undefined,
         run: async (ctx) => {
-          const outcome = await this.stage.fetch(ctx);
+          const started = this.now();
+          let outcome;
+          try {
+            outcome = await this.stage.fetch(ctx);
+          } catch (err) {
+            await this.endHostLease(ctx, { statusCode: 0 });
+            throw err;
+          }
+          const page = outcome.kind === 'page' ? outcome.source.page : undefined;
+          await this.endHostLease(ctx, page ? {
+            statusCode: page.statusCode, latencyMs: page.timings.ttfbMs > 0 ? page.timings.ttfbMs : this.now() - started,
+            retryAfterMs: isHostBusy(page.statusCode) ? parseRetryAfter(page.headers['retry-after'], this.now()) : undefined,
+          } : { statusCode: 0, latencyMs: this.now() - started });
           if (outcome.kind === 'handoff') ctx.handoff = outcome.handoff;
           else ctx.source = outcome.source;
         },
@@ -130,6 +156,7 @@ export class ScrapePipeline {
           const { signal } = ctx.signals.next();
           ctx.wantsLinks ??= await d.crawlPages.wantsLinks(ctx.job);
           const formats = convertsOf(ctx.transformers);
+          d.cache.prepare(ctx.request, source);
           const converted = source.converted ?? await convertPage(d.converter, ctx.request, source.page, signal,
             ctx.wantsLinks ? { ...formats, links: true } : formats,
             source.onlyMainContent !== undefined ? { onlyMainContent: source.onlyMainContent } : {});
@@ -161,8 +188,8 @@ export class ScrapePipeline {
         run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
       },
       {
+        // A hit stores no page, only its derived formats (see CacheStep.store).
         name: 'cache-store',
-        when: (ctx) => ctx.source?.engine !== 'cache',
         run: (ctx) => d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log),
       },
     ];
@@ -226,22 +253,58 @@ export class ScrapePipeline {
   }
 
   /**
-   * Crawl politeness: reserves the page's slot in its host's shared request rate; a slot in the
-   * future turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
+   * Crawl politeness (`HostRateLimiter`): takes a lease on the page's host; a turn in the future
+   * turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
    */
   private async waitForHostSlot(ctx: PipelineContext): Promise<void> {
     const { bullJob, job, token } = ctx;
-    if (token === undefined || (job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade)) return;
-    const slot = await this.deps.hostRate.reserve(new URL(ctx.request.url).host, this.now());
-    if (slot <= this.now() + 5) return;
-    await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: Math.ceil(slot), hostSlotAttempt: bullJob.attemptsMade });
-    await bullJob.moveToDelayed(Math.ceil(slot), token);
+    const limiter = this.deps.hostRate;
+    if (token === undefined || !limiter.enabled) return;
+    const host = new URL(ctx.request.url).host;
+    const reserved = job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade;
+    // The lease outlives the request's own timeout: it only expires when its worker died.
+    const ticket = await limiter.acquire(host, job.jobId, { now: this.now(), reserved, leaseMs: ctx.request.timeout + 15_000 });
+    if (ticket.kind === 'go') {
+      ctx.hostLease = host;
+      return;
+    }
+    if (ticket.reserved) {
+      await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: ticket.until, hostSlotAttempt: bullJob.attemptsMade });
+    }
+    await bullJob.moveToDelayed(Math.max(ticket.until, this.now() + 1), token);
+    throw new DelayedError();
+  }
+
+  /**
+   * Ends the page's host lease with what the host answered. A crawl page the host refused with
+   * 429/503 goes back to wait for the host (held by its Retry-After, or the backed-off delay) without
+   * spending an attempt, a bounded number of times; after that its status is its outcome.
+   */
+  private async endHostLease(ctx: PipelineContext, res: HostResponse): Promise<void> {
+    const host = ctx.hostLease;
+    if (host === undefined) return;
+    ctx.hostLease = undefined;
+    const nextFree = await this.deps.hostRate.complete(host, ctx.job.jobId, res, this.now());
+    const { bullJob, token } = ctx;
+    const retries = ctx.job.hostBusyRetries ?? 0;
+    if (!isHostBusy(res.statusCode) || token === undefined || retries >= MAX_HOST_BUSY_RETRIES) return;
+    ctx.log.info({ statusCode: res.statusCode, retryAt: nextFree }, 'host is busy, page waits for it');
+    const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...data } = bullJob.data as Record<string, unknown>;
+    await bullJob.updateData({ ...data, hostBusyRetries: retries + 1 });
+    await bullJob.moveToDelayed(Math.max(nextFree, this.now() + 1), token);
     throw new DelayedError();
   }
 }
+
+/** Times a crawl page is put back for a 429/503 of its host before that status is its outcome. */
+const MAX_HOST_BUSY_RETRIES = 5;
 
 /** The context of this pipeline: the job's transformers and step timer travel with it. */
 interface PipelineContext extends ScrapeContext {
   readonly transformers: readonly DocumentTransformer[];
   readonly timer: StepTimer;
+  /** Host whose politeness lease this run holds during its fetch. */
+  hostLease?: string | undefined;
+  /** Whether the team is disabled, read when the run starts (see `run`). */
+  teamDisabled?: Promise<boolean>;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema } from '@trawl/api-schema';
-import type { CachedPage } from '@trawl/queue';
-import { cacheKeyOf, cacheReadOf, mayStore, parserSignature, unusableReason } from './cache-policy.js';
+import type { CachedPage } from './page-cache.js';
+import { cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, mayStore, parserSignature, unusableReason } from './cache-policy.js';
 
 const req = (extra: Record<string, unknown> = {}) => scrapeRequestSchema.parse({ url: 'https://Example.com:443/a/./b?x=1#frag', ...extra });
 const entry = (extra: Partial<CachedPage> = {}): CachedPage => ({
@@ -77,5 +77,30 @@ describe('unusableReason', () => {
     expect(mayStore(req(), 404)).toBe(false);
     expect(mayStore(req({ storeInCache: false }), 200)).toBe(false);
     expect(mayStore(req({ zeroDataRetention: true }), 200)).toBe(false);
+  });
+});
+
+describe('derived entries (answered at the gateway)', () => {
+  it('are for cache readers asking only for formats the HTML pipeline derives, without retention limits or LLM work', () => {
+    expect(derivableRequest(req())).toBe(true);
+    expect(derivableRequest(req({ formats: ['markdown', 'html', 'rawHtml', 'links', 'images'], minAge: 1000 }))).toBe(true);
+    expect(derivableRequest(req({ maxAge: 0 }))).toBe(false);
+    expect(derivableRequest(req({ zeroDataRetention: true }))).toBe(false);
+    expect(derivableRequest(req({ lockdown: true }))).toBe(false);
+    expect(derivableRequest(req({ headers: { cookie: 'a' } }))).toBe(false);
+    expect(derivableRequest(req({ formats: ['markdown', 'changeTracking'] }))).toBe(false);
+    expect(derivableRequest(req({ formats: ['markdown', 'screenshot'] }))).toBe(false);
+    expect(derivableRequest(req({ formats: ['summary'] }))).toBe(false);
+    expect(derivableRequest(req({ onlyCleanContent: true }))).toBe(false);
+    expect(derivableRequest(req({ redactPII: true }))).toBe(false);
+  });
+  it('hash every option that shapes the formats, and none of the cache controls', () => {
+    const base = derivedOptionsHash(req());
+    expect(base).toMatch(/^[0-9a-f]{32}$/);
+    expect(derivedOptionsHash(req({ maxAge: 5, timeout: 9000, storeInCache: false, origin: 'sdk', url: 'https://other.example/' }))).toBe(base);
+    for (const other of [{ onlyMainContent: false }, { includeTags: ['main'] }, { excludeTags: ['nav'] }, { removeBase64Images: false },
+      { formats: ['html'] }, { formats: ['markdown', 'links'] }, { parsers: [] }, { proxy: 'basic' }]) {
+      expect(derivedOptionsHash(req(other))).not.toBe(base);
+    }
   });
 });

@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { pingRedis } from '@trawl/queue';
+import { waitFor } from './wait-for.js';
+
+/** Hash slots of a Redis Cluster. */
+const SLOTS = 16384;
+
+/** A port free on loopback now (the OS picks it; closed again before the server takes it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+interface ClusterNodeProcess {
+  port: number;
+  busPort: number;
+  child: ChildProcess;
+}
+
+/**
+ * A real Redis Cluster of `redis-server` children for integration tests: `masters` primaries (3 by
+ * default), no replicas, the 16384 slots split evenly, on loopback ports picked free (the cluster
+ * bus gets its own free port: `cluster-port`, as port + 10000 may be taken). `url` is the
+ * `redis+cluster://` URL Trawl's `REDIS_URL` takes.
+ */
+export class RedisClusterFixture {
+  private constructor(private readonly nodes: ClusterNodeProcess[], readonly dir: string) {}
+
+  /** `host:port` of every primary. */
+  get addresses(): string[] {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`);
+  }
+
+  get url(): string {
+    return `redis+cluster://${this.addresses.join(',')}`;
+  }
+
+  get ports(): number[] {
+    return this.nodes.map((n) => n.port);
+  }
+
+  static async start(opts: { masters?: number } = {}): Promise<RedisClusterFixture> {
+    const count = opts.masters ?? 3;
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-cluster-'));
+    const nodes: ClusterNodeProcess[] = [];
+    const fixture = new RedisClusterFixture(nodes, dir);
+    try {
+      // Started together: a new primary reports the cluster ok only ~2 s after its own start
+      // (Redis' writable delay), so the nodes' delays run at once.
+      const ports: number[] = [];
+      while (ports.length < count * 2) {
+        const port = await freePort();
+        if (!ports.includes(port)) ports.push(port);
+      }
+      const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startNode(join(dir, `node-${i}`), i, ports[2 * i]!, ports[2 * i + 1]!)));
+      for (const r of started) if (r.status === 'fulfilled') nodes.push(r.value);
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      await fixture.form();
+    } catch (err) {
+      await fixture.stop();
+      throw err;
+    }
+    return fixture;
+  }
+
+  /** Slots split evenly, the nodes meet, then it waits until each node sees the cluster ok. */
+  private async form(): Promise<void> {
+    const clients = this.nodes.map((n) => new Redis({ host: '127.0.0.1', port: n.port, lazyConnect: false }));
+    try {
+      const per = Math.ceil(SLOTS / clients.length);
+      await Promise.all(clients.map((c, i) => c.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(SLOTS, (i + 1) * per) - 1))));
+      // Every node meets every other (no waiting for gossip to introduce them).
+      await Promise.all(clients.flatMap((c, i) => this.nodes.slice(i + 1).map((n) => c.call('CLUSTER', 'MEET', '127.0.0.1', String(n.port), String(n.busPort)))));
+      await waitFor(async () => {
+        const infos = await Promise.all(clients.map((c) => c.call('CLUSTER', 'INFO') as Promise<string>));
+        return infos.every((info) => /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${clients.length}\\b`).test(info));
+      }, { what: 'the Redis Cluster to form', timeoutMs: 30_000 });
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  }
+
+  /** Stops every node (SIGKILL: a test cluster keeps nothing) and removes the folder. */
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => new Promise<void>((resolve) => {
+      if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
+      n.child.once('exit', () => resolve());
+      n.child.kill('SIGKILL');
+    })));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+async function startNode(dir: string, index: number, port: number, busPort: number): Promise<ClusterNodeProcess> {
+  mkdirSync(dir); // one folder per node: nodes.conf is per node
+  const child = spawn('redis-server', [
+    '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir,
+    '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000',
+    '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`redis-server (cluster node ${index}) exited with ${code}: ${output}`)));
+  });
+  exited.catch(() => undefined);
+  await Promise.race([waitFor(() => pingRedis(port), { what: `cluster node ${index} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
+  return { port, busPort, child };
+}
