@@ -3,6 +3,7 @@ import { parse, parseFragment } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { buildDom, type CollectElements } from './build-dom.js';
 import { isElement, relinkChildren } from './dom-helpers.js';
+import { buildStandardDom } from './standard-dom.js';
 
 export type { CollectElements } from './build-dom.js';
 
@@ -37,7 +38,7 @@ export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
     moveContentOutOfHead(doc);
     return doc;
   }
-  const doc = parse(html, { treeAdapter: adapter, scriptingEnabled: true });
+  const doc = buildStandardDom(html).doc ?? parse(html, { treeAdapter: adapter, scriptingEnabled: true });
   if (opts.collect) collectElements(doc, opts.collect);
   return doc;
 }
