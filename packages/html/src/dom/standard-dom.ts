@@ -51,7 +51,9 @@ const TABLE_SCOPE = set('html table template');
 const IGNORED_IN_BODY = set('caption col colgroup frame head tbody td tfoot th thead tr');
 const VOID_RECONSTRUCT = set('area br embed img keygen wbr');
 const RAW_TEXT = set('style xmp iframe noembed noframes noscript');
-const BAIL_START = set('frameset plaintext image nobr template math rb rtc rp rt frame');
+const BAIL_START = set('frameset plaintext math frame');
+const TEMPLATE_IMPLIED_END = set('caption colgroup dd dt li optgroup option p rb rp rt rtc tbody td tfoot th thead tr');
+const TEMPLATE_TABLE = set('caption colgroup tbody tfoot thead');
 const SELECT_TABLE_EXIT = set('caption table tbody tfoot thead tr td th');
 const TABLE_CONTEXT = set('table template html');
 const TBODY_CONTEXT = set('tbody tfoot thead template html');
@@ -65,9 +67,11 @@ const TABLE_TEXT_PARENT = set('table tbody tfoot thead tr template');
 
 const enum Mode {
   Initial, BeforeHtml, BeforeHead, InHead, AfterHead, InBody, InTable, InTableBody, InRow, InCell, InCaption,
-  InColGroup, AfterBody, AfterAfterBody, InSelect, InSelectInTable,
+  InColGroup, AfterBody, AfterAfterBody, InSelect, InSelectInTable, InTemplate,
 }
 
+const ASCII_UPPER = /[A-Z]+/g;
+const toLower = (s: string): string => s.toLowerCase();
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 12 || c === 13;
 const isAlpha = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 
@@ -97,6 +101,18 @@ function appendNode(parent: ParentNode, node: AnyNode): void {
   node.parent = parent;
 }
 
+function detach(node: AnyNode): void {
+  const parent = node.parent;
+  if (parent === null) return;
+  const { prev, next } = node;
+  if (prev !== null) prev.next = next;
+  if (next !== null) next.prev = prev;
+  node.prev = null;
+  node.next = null;
+  parent.children.splice(parent.children.indexOf(node), 1);
+  node.parent = null;
+}
+
 function sameAttribs(a: Attribs, b: Attribs): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
@@ -118,6 +134,10 @@ class StandardBuilder {
   /** Active formatting elements; null is a marker. */
   private readonly afe: (Element | null)[] = [];
   private skipLf = false;
+  /** The stack of template insertion modes. */
+  private readonly templateModes: Mode[] = [];
+  /** Whether the last tag read ended with `/>`. */
+  private selfClosing = false;
 
   constructor(html: string) {
     this.html = html;
@@ -164,17 +184,16 @@ class StandardBuilder {
     let p = from + 1;
     let upper = false;
     const first = html.charCodeAt(from);
-    if (first > 127) throw new Unsupported('non-ascii name');
     if (first >= 65 && first <= 90) upper = true;
     for (; p < n; p++) {
       const c = html.charCodeAt(p);
       if (c === 62 || c === 47 || isSpace(c) || (c === 61 && stopAtEquals)) break;
-      if (c > 127) throw new Unsupported('non-ascii name');
       if (c >= 65 && c <= 90) upper = true;
     }
     if (p >= n) throw new Unsupported('eof in tag');
     const name = html.slice(from, p);
-    return [upper ? name.toLowerCase() : name, p];
+    // Only ASCII letters are lower-cased.
+    return [upper ? name.replace(ASCII_UPPER, toLower) : name, p];
   }
 
   private skipSpace(from: number): number {
@@ -185,12 +204,11 @@ class StandardBuilder {
     return p;
   }
 
-  private startTagToken(lt: number): number {
+  /** Reads attributes from `from` into `attribs` up to and with the tag's `>`; returns the index after it. */
+  private readAttributes(from: number, attribs: Attribs): number {
     const html = this.html;
-    const [name, end] = this.readName(lt + 1, false);
-    let p = end;
-    const attribs = Object.create(null) as Attribs;
-    let selfClosing = false;
+    let p = from;
+    this.selfClosing = false;
     for (;;) {
       p = this.skipSpace(p);
       let c = html.charCodeAt(p);
@@ -203,7 +221,7 @@ class StandardBuilder {
         if (p >= html.length) throw new Unsupported('eof in tag');
         if (html.charCodeAt(p) === 62) {
           p++;
-          selfClosing = true;
+          this.selfClosing = true;
           break;
         }
         continue;
@@ -230,13 +248,25 @@ class StandardBuilder {
       }
       if (!(attr in attribs)) attribs[attr] = value;
     }
+    return p;
+  }
+
+  private startTagToken(lt: number): number {
+    const [name, end] = this.readName(lt + 1, false);
+    const attribs = Object.create(null) as Attribs;
+    const p = this.readAttributes(end, attribs);
+    const selfClosing = this.selfClosing;
     this.pos = p;
     const cur = this.current;
     if (cur !== undefined && cur.namespace === NS_SVG) {
       if (SVG_INTEGRATION.has(cur.name)) throw new Unsupported('html in svg');
       this.startInSvg(name, attribs, selfClosing);
-    } else if (name === 'svg' && this.mode < Mode.InSelect) {
+    } else if (name === 'svg' && this.mode !== Mode.InSelect && this.mode !== Mode.InSelectInTable) {
       this.skipLf = false;
+      if (this.mode === Mode.InTemplate) {
+        this.mode = Mode.InBody;
+        this.templateModes[this.templateModes.length - 1] = Mode.InBody;
+      }
       if (this.mode === Mode.AfterBody || this.mode === Mode.AfterAfterBody) this.mode = Mode.InBody;
       while (this.mode < Mode.InBody) this.anythingElseBeforeBody();
       if (this.mode !== Mode.InBody && this.mode !== Mode.InCell && this.mode !== Mode.InCaption) throw new Unsupported('foster <svg>');
@@ -252,8 +282,8 @@ class StandardBuilder {
     const html = this.html;
     if (!isAlpha(html.charCodeAt(lt + 2))) throw new Unsupported('odd end tag');
     const [name, end] = this.readName(lt + 2, false);
-    const p = this.skipSpace(end);
-    if (html.charCodeAt(p) !== 62) throw new Unsupported('end tag with attributes');
+    // Attributes of an end tag are read and dropped.
+    const p = this.readAttributes(end, Object.create(null) as Attribs) - 1;
     const cur = this.current;
     if (cur !== undefined && cur.namespace === NS_SVG) this.endInSvg(name);
     else this.endTag(name);
@@ -270,10 +300,11 @@ class StandardBuilder {
     foreignContent.adjustTokenSVGAttrs(token as never);
     foreignContent.adjustTokenXMLAttrs(token as never);
     const el = adapter.createElement(token.tagName, NS_SVG as never, attrs as never);
-    if (selfClosing) {
-      appendNode(this.parentForInsert(), el);
-    } else {
-      this.push(el);
+    appendNode(this.parentForInsert(), el);
+    if (!selfClosing) {
+      this.open.push(el);
+      // Named apart from HTML elements: the HTML rules' name checks never match an SVG element.
+      this.names.push(`svg ${el.name}`);
     }
   }
 
@@ -296,9 +327,7 @@ class StandardBuilder {
       const close = html.indexOf('-->', lt + 2);
       if (close < 0) throw new Unsupported('unclosed comment');
       const data = close < lt + 4 ? '' : html.slice(lt + 4, close);
-      if (data.includes('--!>') || data.endsWith('--!') || data.endsWith('-') || data.includes('<!-')) {
-        throw new Unsupported('odd comment');
-      }
+      if (data.includes('--!>')) throw new Unsupported('odd comment');
       this.comment(data);
       return close + 3;
     }
@@ -411,7 +440,11 @@ class StandardBuilder {
   }
 
   private parentForInsert(): ParentNode {
-    return this.open[this.open.length - 1] ?? this.doc;
+    const cur = this.open[this.open.length - 1];
+    if (cur === undefined) return this.doc;
+    // Into a template: into its content fragment.
+    if (this.templateModes.length > 0 && cur.name === 'template' && cur.namespace === NS_HTML) return cur.children[0] as Document;
+    return cur;
   }
 
   private insertText(data: string): void {
@@ -540,6 +573,7 @@ class StandardBuilder {
     if (n === 0) return;
     const last = afe[n - 1];
     if (last === null || last === undefined || this.open.lastIndexOf(last) >= 0) return;
+    if (this.current?.namespace === NS_SVG) throw new Unsupported('formatting in svg');
     let i = n - 1;
     while (i > 0) {
       const prev = afe[i - 1];
@@ -664,7 +698,43 @@ class StandardBuilder {
   }
 
   private eof(): void {
-    while (this.mode < Mode.InBody) this.anythingElseBeforeBody();
+    for (;;) {
+      while (this.mode < Mode.InBody) this.anythingElseBeforeBody();
+      if (this.templateModes.length === 0 || this.names.lastIndexOf('template') < 0) return;
+      this.popUntil('template');
+      this.clearFormattingToMarker();
+      this.templateModes.pop();
+      this.resetMode();
+    }
+  }
+
+  private insertTemplate(attribs: Attribs, parent: ParentNode): void {
+    const el = makeElement('template', attribs);
+    appendNode(el, new Document([]));
+    appendNode(parent, el);
+    this.open.push(el);
+    this.names.push('template');
+    this.afe.push(null);
+    this.mode = Mode.InTemplate;
+    this.templateModes.push(Mode.InTemplate);
+  }
+
+  private endTemplate(): void {
+    if (this.names.lastIndexOf('template') < 0) return;
+    while (TEMPLATE_IMPLIED_END.has(this.currentName)) this.pop();
+    this.popUntil('template');
+    this.clearFormattingToMarker();
+    this.templateModes.pop();
+    this.resetMode();
+  }
+
+  private startInTemplate(name: string, attribs: Attribs): void {
+    if (HEAD_CONTENT.has(name)) return this.headContent(name, attribs, this.parentForInsert());
+    const next = TEMPLATE_TABLE.has(name) ? Mode.InTable : name === 'col' ? Mode.InColGroup : name === 'tr'
+      ? Mode.InTableBody : CELLS.has(name) ? Mode.InRow : Mode.InBody;
+    this.templateModes[this.templateModes.length - 1] = next;
+    this.mode = next;
+    this.startTag(name, attribs);
   }
 
   private resetMode(): void {
@@ -686,7 +756,9 @@ class StandardBuilder {
         }
         return void (this.mode = Mode.InSelect);
       }
-      if (nm === 'select' || nm === 'template' || nm === 'frameset' || nm === 'head') throw new Unsupported('reset mode');
+      if (nm === 'template') return void (this.mode = this.templateModes[this.templateModes.length - 1] as Mode);
+      if (nm === 'head' && !last) return void (this.mode = Mode.InHead);
+      if (nm === 'select' || nm === 'frameset' || nm === 'head') throw new Unsupported('reset mode');
       if (nm === 'html') {
         this.mode = this.head === null ? Mode.BeforeHead : Mode.AfterHead;
         return;
@@ -698,7 +770,22 @@ class StandardBuilder {
   private startTag(name: string, attribs: Attribs): void {
     this.skipLf = false;
     if (BAIL_START.has(name)) throw new Unsupported(`<${name}>`);
+    if (this.templateModes.length > 0 && (name === 'html' || name === 'body' || name === 'form')) {
+      if (this.names.lastIndexOf('template') < 0) throw new Unsupported('template');
+      if (name !== 'form') return;
+      // With a template open: the form pointer is neither checked nor set.
+      if (this.mode === Mode.InTemplate) {
+        this.mode = Mode.InBody;
+        this.templateModes[this.templateModes.length - 1] = Mode.InBody;
+      }
+      if (this.mode !== Mode.InBody && this.mode !== Mode.InCell && this.mode !== Mode.InCaption) throw new Unsupported('template');
+      this.closePIfInButtonScope();
+      this.insert(name, attribs);
+      return;
+    }
     switch (this.mode) {
+      case Mode.InTemplate:
+        return this.startInTemplate(name, attribs);
       case Mode.Initial:
         this.mode = Mode.BeforeHtml;
         return this.startTag(name, attribs);
@@ -758,6 +845,7 @@ class StandardBuilder {
         return this.startInBody(name, attribs);
       case Mode.InColGroup:
         if (name === 'col') return this.insertVoid(name, attribs);
+        if (name === 'template') return this.headContent(name, attribs, this.parentForInsert());
         if (name === 'html') return this.mergeAttribs(this.open[0], attribs);
         this.anythingElseBeforeBody();
         return this.startTag(name, attribs);
@@ -836,7 +924,7 @@ class StandardBuilder {
   }
 
   private headContent(name: string, attribs: Attribs, parent: ParentNode): void {
-    if (name === 'template') throw new Unsupported('template');
+    if (name === 'template') return this.insertTemplate(attribs, parent);
     if (VOID_IN_HEAD.has(name)) appendNode(parent, makeElement(name, attribs));
     else this.insertRaw(name, attribs, parent);
   }
@@ -873,6 +961,24 @@ class StandardBuilder {
           }
         }
         this.reconstruct();
+        this.pushFormatting(this.insert(name, attribs));
+        return;
+      case 'image':
+        return this.startInBody('img', attribs);
+      case 'rb': case 'rtc':
+        if (this.inScope('ruby', SCOPE)) this.impliedEnd();
+        this.insert(name, attribs);
+        return;
+      case 'rp': case 'rt':
+        if (this.inScope('ruby', SCOPE)) this.impliedEnd('rtc');
+        this.insert(name, attribs);
+        return;
+      case 'nobr':
+        this.reconstruct();
+        if (this.inScope('nobr', SCOPE)) {
+          this.adoptionAgency('nobr');
+          this.reconstruct();
+        }
         this.pushFormatting(this.insert(name, attribs));
         return;
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
@@ -1075,7 +1181,24 @@ class StandardBuilder {
 
   private endTag(name: string): void {
     this.skipLf = false;
+    if (name === 'template' && this.mode > Mode.BeforeHead) {
+      if (this.mode === Mode.AfterBody || this.mode === Mode.AfterAfterBody) this.mode = Mode.InBody;
+      return this.endTemplate();
+    }
+    if (name === 'form' && this.templateModes.length > 0) {
+      if (this.names.lastIndexOf('template') < 0) throw new Unsupported('template');
+      if (this.mode !== Mode.InBody && this.mode !== Mode.InCell && this.mode !== Mode.InCaption) {
+        if (this.mode === Mode.InTemplate) return;
+        throw new Unsupported('template');
+      }
+      if (!this.inScope('form', SCOPE)) return;
+      this.impliedEnd();
+      this.popUntil('form');
+      return;
+    }
     switch (this.mode) {
+      case Mode.InTemplate:
+        return;
       case Mode.Initial:
         this.mode = Mode.BeforeHtml;
         return this.endTag(name);
@@ -1088,7 +1211,6 @@ class StandardBuilder {
           this.mode = Mode.AfterHead;
           return;
         }
-        if (name === 'template') throw new Unsupported('template');
         if (name !== 'body' && name !== 'html' && name !== 'br' && !(name === 'head' && this.mode < Mode.InHead)) return;
         this.anythingElseBeforeBody();
         return this.endTag(name);
@@ -1236,8 +1358,9 @@ class StandardBuilder {
         this.form = null;
         if (node === null || this.open.lastIndexOf(node) < 0 || !this.inScope('form', SCOPE)) return;
         this.impliedEnd();
-        if (this.current !== node) throw new Unsupported('misnested form');
-        this.pop();
+        const at = this.open.lastIndexOf(node);
+        this.open.splice(at, 1);
+        this.names.splice(at, 1);
         return;
       }
       case 'applet': case 'marquee': case 'object':
@@ -1250,7 +1373,7 @@ class StandardBuilder {
         this.reconstruct();
         this.insertVoid('br', Object.create(null) as Attribs);
         return;
-      case 'template': case 'select': case 'frameset': case 'noscript':
+      case 'template': case 'frameset':
         throw new Unsupported(`</${name}>`);
       default:
         return this.anyOtherEnd(name);
@@ -1269,37 +1392,92 @@ class StandardBuilder {
     }
   }
 
+  /** The standard's adoption agency algorithm for the end tag `name` of a formatting element. */
   private adoptionAgency(name: string): void {
     const cur = this.current;
     if (this.currentName === name && cur !== undefined && this.afe.lastIndexOf(cur) < 0) {
       this.pop();
       return;
     }
-    let at = -1;
-    for (let i = this.afe.length - 1; i >= 0; i--) {
-      const e = this.afe[i];
-      if (e === null || e === undefined) break;
-      if (e.name === name) {
-        at = i;
-        break;
+    for (let outer = 0; outer < 8; outer++) {
+      let at = -1;
+      for (let i = this.afe.length - 1; i >= 0; i--) {
+        const e = this.afe[i];
+        if (e === null || e === undefined) break;
+        if (e.name === name) {
+          at = i;
+          break;
+        }
       }
+      if (at < 0) return this.anyOtherEnd(name);
+      const fe = this.afe[at] as Element;
+      const feAt = this.open.lastIndexOf(fe);
+      if (feAt < 0) {
+        this.afe.splice(at, 1);
+        return;
+      }
+      for (let i = this.names.length - 1; i > feAt; i--) if (SCOPE.has(this.names[i] as string)) return;
+      let fbAt = -1;
+      for (let i = feAt + 1; i < this.names.length; i++) {
+        if (SPECIAL.has(this.names[i] as string)) {
+          fbAt = i;
+          break;
+        }
+      }
+      if (fbAt < 0) {
+        while (this.open.length > feAt) this.pop();
+        this.afe.splice(at, 1);
+        return;
+      }
+      const furthest = this.open[fbAt] as Element;
+      const common = this.open[feAt - 1] as Element;
+      let bookmark: Element = fe;
+      let lastNode: Element = furthest;
+      let nodeAt = fbAt;
+      for (let inner = 1; ; inner++) {
+        nodeAt--;
+        let node = this.open[nodeAt] as Element;
+        if (node === fe) break;
+        let nodeAfe = this.afe.indexOf(node);
+        if (inner > 3 && nodeAfe >= 0) {
+          this.afe.splice(nodeAfe, 1);
+          nodeAfe = -1;
+        }
+        if (nodeAfe < 0) {
+          this.open.splice(nodeAt, 1);
+          this.names.splice(nodeAt, 1);
+          continue;
+        }
+        const copy = makeElement(node.name, { ...node.attribs });
+        this.afe[nodeAfe] = copy;
+        this.open[nodeAt] = copy;
+        node = copy;
+        if (lastNode === furthest) bookmark = copy;
+        detach(lastNode);
+        appendNode(node, lastNode);
+        lastNode = node;
+      }
+      if (TABLE_TEXT_PARENT.has(common.name) || common.name === 'template') throw new Unsupported('adoption agency foster');
+      detach(lastNode);
+      appendNode(common, lastNode);
+      const copy = makeElement(fe.name, { ...fe.attribs });
+      const moved = furthest.children.splice(0);
+      for (const child of moved) {
+        child.prev = null;
+        child.next = null;
+        appendNode(copy, child);
+      }
+      appendNode(furthest, copy);
+      const bm = this.afe.indexOf(bookmark);
+      this.afe.splice(bm + 1, 0, copy);
+      this.afe.splice(this.afe.indexOf(fe), 1);
+      const feNow = this.open.indexOf(fe);
+      this.open.splice(feNow, 1);
+      this.names.splice(feNow, 1);
+      const fbNow = this.open.indexOf(furthest);
+      this.open.splice(fbNow + 1, 0, copy);
+      this.names.splice(fbNow + 1, 0, copy.name);
     }
-    if (at < 0) return this.anyOtherEnd(name);
-    const fe = this.afe[at] as Element;
-    const stackAt = this.open.lastIndexOf(fe);
-    if (stackAt < 0) {
-      this.afe.splice(at, 1);
-      return;
-    }
-    for (let i = this.names.length - 1; i > stackAt; i--) {
-      const nm = this.names[i] as string;
-      if (SCOPE.has(nm)) return; // not in scope: ignored
-    }
-    for (let i = stackAt + 1; i < this.names.length; i++) {
-      if (SPECIAL.has(this.names[i] as string)) throw new Unsupported('adoption agency');
-    }
-    while (this.open.length > stackAt) this.pop();
-    this.afe.splice(at, 1);
   }
 }
 
