@@ -1,4 +1,4 @@
-import { Comment, Document, Element, Text, type AnyNode, type ParentNode } from 'domhandler';
+import { Comment, Document, Element, ProcessingInstruction, Text, type AnyNode, type ParentNode } from 'domhandler';
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { foreignContent, html as parse5Html, parse } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
@@ -72,6 +72,9 @@ const enum Mode {
 
 const ASCII_UPPER = /[A-Z]+/g;
 const toLower = (s: string): string => s.toLowerCase();
+/** Size of the table of names met (a power of two). */
+const NAME_SLOTS = 256;
+const HTML5_DOCTYPE = /^<!doctype[\t\n\f ]+html[\t\n\f ]*>$/i;
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 12 || c === 13;
 const isAlpha = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 
@@ -134,6 +137,10 @@ class StandardBuilder {
   /** Active formatting elements; null is a marker. */
   private readonly afe: (Element | null)[] = [];
   private skipLf = false;
+  /** Where the last name read ends (see readName). */
+  private nameEnd = 0;
+  /** Names read so far, by a hash of their characters (see readName). */
+  private readonly knownNames: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
   /** The stack of template insertion modes. */
   private readonly templateModes: Mode[] = [];
   /** Whether the last tag read ended with `/>`. */
@@ -178,22 +185,33 @@ class StandardBuilder {
     this.chars(raw.includes('&') ? decodeHTML(raw) : raw);
   }
 
-  private readName(from: number, stopAtEquals: boolean): [string, number] {
+  /**
+   * Reads a tag or attribute name from `from` (its first character belongs to it whatever it is) up to
+   * whitespace, `/`, `>` (and `=` when asked); ASCII letters lower-cased. Sets `nameEnd`. A name met
+   * before is returned without a new string (most names repeat).
+   */
+  private readName(from: number, stopAtEquals: boolean): string {
     const html = this.html;
     const n = html.length;
+    let hash = html.charCodeAt(from);
+    let upper = hash >= 65 && hash <= 90;
     let p = from + 1;
-    let upper = false;
-    const first = html.charCodeAt(from);
-    if (first >= 65 && first <= 90) upper = true;
     for (; p < n; p++) {
       const c = html.charCodeAt(p);
-      if (c === 62 || c === 47 || isSpace(c) || (c === 61 && stopAtEquals)) break;
+      if (c === 62 || c === 47 || c === 32 || c === 10 || c === 9 || c === 12 || c === 13 || (c === 61 && stopAtEquals)) break;
       if (c >= 65 && c <= 90) upper = true;
+      hash = (Math.imul(hash, 31) + c) | 0;
     }
     if (p >= n) throw new Unsupported('eof in tag');
-    const name = html.slice(from, p);
+    this.nameEnd = p;
     // Only ASCII letters are lower-cased.
-    return [upper ? name.replace(ASCII_UPPER, toLower) : name, p];
+    if (upper) return html.slice(from, p).replace(ASCII_UPPER, toLower);
+    const slot = (hash ^ (hash >>> 11)) & (NAME_SLOTS - 1);
+    const known = this.knownNames[slot];
+    if (known !== undefined && known.length === p - from && html.startsWith(known, from)) return known;
+    const name = html.slice(from, p);
+    this.knownNames[slot] = name;
+    return name;
   }
 
   private skipSpace(from: number): number {
@@ -205,7 +223,7 @@ class StandardBuilder {
   }
 
   /** Reads attributes from `from` into `attribs` up to and with the tag's `>`; returns the index after it. */
-  private readAttributes(from: number, attribs: Attribs): number {
+  private readAttributes(from: number, attribs: Attribs | null): number {
     const html = this.html;
     let p = from;
     this.selfClosing = false;
@@ -226,8 +244,8 @@ class StandardBuilder {
         }
         continue;
       }
-      const [attr, afterName] = this.readName(p, true);
-      p = this.skipSpace(afterName);
+      const attr = this.readName(p, true);
+      p = this.skipSpace(this.nameEnd);
       let value = '';
       if (html.charCodeAt(p) === 61) {
         p = this.skipSpace(p + 1);
@@ -246,15 +264,18 @@ class StandardBuilder {
         }
         if (value.includes('&')) value = decodeHTMLAttribute(value);
       }
-      if (!(attr in attribs)) attribs[attr] = value;
+      if (attribs !== null && !Object.prototype.hasOwnProperty.call(attribs, attr)) {
+        if (attr === '__proto__') throw new Unsupported('__proto__');
+        attribs[attr] = value;
+      }
     }
     return p;
   }
 
   private startTagToken(lt: number): number {
-    const [name, end] = this.readName(lt + 1, false);
-    const attribs = Object.create(null) as Attribs;
-    const p = this.readAttributes(end, attribs);
+    const name = this.readName(lt + 1, false);
+    const attribs: Attribs = {};
+    const p = this.readAttributes(this.nameEnd, attribs);
     const selfClosing = this.selfClosing;
     this.pos = p;
     const cur = this.current;
@@ -281,9 +302,9 @@ class StandardBuilder {
   private endTagToken(lt: number): number {
     const html = this.html;
     if (!isAlpha(html.charCodeAt(lt + 2))) throw new Unsupported('odd end tag');
-    const [name, end] = this.readName(lt + 2, false);
+    const name = this.readName(lt + 2, false);
     // Attributes of an end tag are read and dropped.
-    const p = this.readAttributes(end, Object.create(null) as Attribs) - 1;
+    const p = this.readAttributes(this.nameEnd, null) - 1;
     const cur = this.current;
     if (cur !== undefined && cur.namespace === NS_SVG) this.endInSvg(name);
     else this.endTag(name);
@@ -473,6 +494,19 @@ class StandardBuilder {
   private doctype(raw: string): void {
     this.skipLf = false;
     if (this.mode !== Mode.Initial) return;
+    if (HTML5_DOCTYPE.test(raw)) {
+      // `<!DOCTYPE html>`, the common case: built here as parse5's adapter builds it.
+      const node = new ProcessingInstruction('!doctype', '!DOCTYPE html') as ProcessingInstruction & Record<string, unknown>;
+      node['x-name'] = 'html';
+      node['x-publicId'] = '';
+      node['x-systemId'] = '';
+      appendNode(this.doc, node);
+      this.sawDoctype = true;
+      this.quirks = false;
+      (this.doc as unknown as Record<string, unknown>)['x-mode'] = 'no-quirks';
+      this.mode = Mode.BeforeHtml;
+      return;
+    }
     const d = parse(raw, { treeAdapter: adapter });
     const node = d.children[0];
     if (node === undefined || node.type !== 'directive') throw new Unsupported('doctype');
@@ -582,7 +616,7 @@ class StandardBuilder {
     }
     for (; i < n; i++) {
       const old = afe[i] as Element;
-      const attribs = Object.create(null) as Attribs;
+      const attribs: Attribs = {};
       for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
       afe[i] = this.insert(old.name, attribs);
     }
@@ -672,11 +706,11 @@ class StandardBuilder {
         this.mode = Mode.BeforeHtml;
         return;
       case Mode.BeforeHtml:
-        this.insert('html', Object.create(null) as Attribs);
+        this.insert('html', {});
         this.mode = Mode.BeforeHead;
         return;
       case Mode.BeforeHead:
-        this.head = this.insert('head', Object.create(null) as Attribs);
+        this.head = this.insert('head', {});
         this.mode = Mode.InHead;
         return;
       case Mode.InHead:
@@ -684,7 +718,7 @@ class StandardBuilder {
         this.mode = Mode.AfterHead;
         return;
       case Mode.AfterHead:
-        this.insert('body', Object.create(null) as Attribs);
+        this.insert('body', {});
         this.mode = Mode.InBody;
         return;
       case Mode.InColGroup:
@@ -1099,7 +1133,7 @@ class StandardBuilder {
         return;
       case 'col':
         this.clearBackTo(TABLE_CONTEXT);
-        this.insert('colgroup', Object.create(null) as Attribs);
+        this.insert('colgroup', {});
         this.mode = Mode.InColGroup;
         return this.startTag(name, attribs);
       case 'tbody': case 'tfoot': case 'thead':
@@ -1109,7 +1143,7 @@ class StandardBuilder {
         return;
       case 'td': case 'th': case 'tr':
         this.clearBackTo(TABLE_CONTEXT);
-        this.insert('tbody', Object.create(null) as Attribs);
+        this.insert('tbody', {});
         this.mode = Mode.InTableBody;
         return this.startTag(name, attribs);
       case 'style': case 'script': case 'template':
@@ -1132,7 +1166,7 @@ class StandardBuilder {
     }
     if (CELLS.has(name)) {
       this.clearBackTo(TBODY_CONTEXT);
-      this.insert('tr', Object.create(null) as Attribs);
+      this.insert('tr', {});
       this.mode = Mode.InRow;
       return this.startTag(name, attribs);
     }
@@ -1334,7 +1368,7 @@ class StandardBuilder {
         this.mode = Mode.AfterAfterBody;
         return;
       case 'p':
-        if (!this.inScope('p', BUTTON_SCOPE)) this.insert('p', Object.create(null) as Attribs);
+        if (!this.inScope('p', BUTTON_SCOPE)) this.insert('p', {});
         this.impliedEnd('p');
         this.popUntil('p');
         return;
@@ -1371,7 +1405,7 @@ class StandardBuilder {
         return;
       case 'br':
         this.reconstruct();
-        this.insertVoid('br', Object.create(null) as Attribs);
+        this.insertVoid('br', {});
         return;
       case 'template': case 'frameset':
         throw new Unsupported(`</${name}>`);
