@@ -65,6 +65,31 @@ const TABLE_BODY_EXIT = set('caption col colgroup tbody tfoot thead');
 const CELL_EXIT = set('caption col colgroup tbody td tfoot th thead tr');
 const TABLE_TEXT_PARENT = set('table tbody tfoot thead tr template');
 
+/** How the in-body rules treat a start tag: the common cases, and the rest (Other). */
+const enum Start { Ordinary, ClosesP, VoidReconstruct, Other }
+const BODY_START: ReadonlyMap<string, Start> = (() => {
+  const m = new Map<string, Start>();
+  for (const n of FORMATTING) m.set(n, Start.Other);
+  for (const n of CLOSES_P) if (!m.has(n)) m.set(n, Start.ClosesP);
+  for (const n of HEAD_CONTENT) if (!m.has(n)) m.set(n, Start.Other);
+  for (const n of VOID_RECONSTRUCT) if (!m.has(n)) m.set(n, Start.VoidReconstruct);
+  const other = 'caption col colgroup frame head tbody td tfoot th thead tr a image rb rtc rp rt nobr h1 h2 h3 h4 h5 h6 '
+    + 'pre listing form li dd dt button applet marquee object table input param source track hr textarea xmp optgroup '
+    + 'option select html body style iframe noembed noframes noscript plaintext frameset math svg template';
+  for (const n of other.split(' ')) if (!m.has(n)) m.set(n, Start.Other);
+  return m;
+})();
+/** How the in-body rules treat an end tag (names not in the map: any other end tag). */
+const enum End { Block, Formatting, Other }
+const BODY_END: ReadonlyMap<string, End> = (() => {
+  const m = new Map<string, End>();
+  for (const n of BLOCK_END) m.set(n, End.Block);
+  for (const n of FORMATTING_END) m.set(n, End.Formatting);
+  const other = 'body html p li dd dt h1 h2 h3 h4 h5 h6 form applet marquee object br template frameset';
+  for (const n of other.split(' ')) m.set(n, End.Other);
+  return m;
+})();
+
 const enum Mode {
   Initial, BeforeHtml, BeforeHead, InHead, AfterHead, InBody, InTable, InTableBody, InRow, InCell, InCaption,
   InColGroup, AfterBody, AfterAfterBody, InSelect, InSelectInTable, InTemplate,
@@ -137,6 +162,8 @@ class StandardBuilder {
   /** Active formatting elements; null is a marker. */
   private readonly afe: (Element | null)[] = [];
   private skipLf = false;
+  /** How many p elements are open (most pages have none open most of the time: no scope walk then). */
+  private openP = 0;
   /** Where the last name read ends (see readName). */
   private nameEnd = 0;
   /** Names read so far, by a hash of their characters (see readName). */
@@ -227,9 +254,15 @@ class StandardBuilder {
     const html = this.html;
     let p = from;
     this.selfClosing = false;
+    let count = 0;
     for (;;) {
-      p = this.skipSpace(p);
       let c = html.charCodeAt(p);
+      if (c === 32 || c === 10 || c === 9 || c === 12 || c === 13) {
+        p = this.skipSpace(p);
+        c = html.charCodeAt(p);
+      } else if (p >= html.length) {
+        throw new Unsupported('eof in tag');
+      }
       if (c === 62) {
         p++;
         break;
@@ -245,10 +278,13 @@ class StandardBuilder {
         continue;
       }
       const attr = this.readName(p, true);
-      p = this.skipSpace(this.nameEnd);
+      p = this.nameEnd;
+      if (isSpace(html.charCodeAt(p))) p = this.skipSpace(p);
       let value = '';
       if (html.charCodeAt(p) === 61) {
-        p = this.skipSpace(p + 1);
+        p++;
+        if (isSpace(html.charCodeAt(p))) p = this.skipSpace(p);
+        if (p >= html.length) throw new Unsupported('eof in tag');
         c = html.charCodeAt(p);
         if (c === 34 || c === 39) {
           const close = html.indexOf(c === 34 ? '"' : "'", p + 1);
@@ -264,10 +300,12 @@ class StandardBuilder {
         }
         if (value.includes('&')) value = decodeHTMLAttribute(value);
       }
-      if (attribs !== null && !Object.prototype.hasOwnProperty.call(attribs, attr)) {
+      // The first of repeated attributes wins.
+      if (attribs !== null && (count === 0 || !Object.prototype.hasOwnProperty.call(attribs, attr))) {
         if (attr === '__proto__') throw new Unsupported('__proto__');
         attribs[attr] = value;
       }
+      count++;
     }
     return p;
   }
@@ -525,6 +563,7 @@ class StandardBuilder {
     appendNode(this.parentForInsert(), el);
     this.open.push(el);
     this.names.push(el.name);
+    if (el.name === 'p') this.openP++;
   }
 
   private insert(name: string, attribs: Attribs): Element {
@@ -543,25 +582,19 @@ class StandardBuilder {
     this.rawText(el, name === 'script' ? 'script' : name === 'title' || name === 'textarea' ? 'rcdata' : 'rawtext');
   }
 
-  private pop(): void {
+  private pop(): string {
     this.open.pop();
-    this.names.pop();
+    const name = this.names.pop() as string;
+    if (name === 'p') this.openP--;
+    return name;
   }
 
   private popUntil(name: string): void {
-    while (this.names.length > 0) {
-      const top = this.names.pop();
-      this.open.pop();
-      if (top === name) return;
-    }
+    while (this.names.length > 0) if (this.pop() === name) return;
   }
 
   private popUntilOneOf(names: ReadonlySet<string>): void {
-    while (this.names.length > 0) {
-      const top = this.names.pop() as string;
-      this.open.pop();
-      if (names.has(top)) return;
-    }
+    while (this.names.length > 0) if (names.has(this.pop())) return;
   }
 
   private clearBackTo(context: ReadonlySet<string>): void {
@@ -595,7 +628,7 @@ class StandardBuilder {
   }
 
   private closePIfInButtonScope(): void {
-    if (this.inScope('p', BUTTON_SCOPE)) {
+    if (this.openP > 0 && this.inScope('p', BUTTON_SCOPE)) {
       this.impliedEnd('p');
       this.popUntil('p');
     }
@@ -964,6 +997,26 @@ class StandardBuilder {
   }
 
   private startInBody(name: string, attribs: Attribs): void {
+    // One lookup sends the common tags to their rule; the rest go through the checks in order.
+    switch (BODY_START.get(name) ?? Start.Ordinary) {
+      case Start.Ordinary:
+        this.reconstruct();
+        this.insert(name, attribs);
+        return;
+      case Start.ClosesP:
+        this.closePIfInButtonScope();
+        this.insert(name, attribs);
+        return;
+      case Start.VoidReconstruct:
+        this.reconstruct();
+        this.insertVoid(name, attribs);
+        return;
+      default:
+        return this.startInBodyOther(name, attribs);
+    }
+  }
+
+  private startInBodyOther(name: string, attribs: Attribs): void {
     if (FORMATTING.has(name)) {
       this.reconstruct();
       this.pushFormatting(this.insert(name, attribs));
@@ -1351,13 +1404,15 @@ class StandardBuilder {
   }
 
   private endInBody(name: string): void {
-    if (BLOCK_END.has(name)) {
+    const kind = BODY_END.get(name);
+    if (kind === undefined) return this.anyOtherEnd(name);
+    if (kind === End.Block) {
       if (!this.inScope(name, SCOPE)) return;
       this.impliedEnd();
       this.popUntil(name);
       return;
     }
-    if (FORMATTING_END.has(name)) return this.adoptionAgency(name);
+    if (kind === End.Formatting) return this.adoptionAgency(name);
     switch (name) {
       case 'body':
         if (!this.inScope('body', SCOPE)) return;
@@ -1368,7 +1423,7 @@ class StandardBuilder {
         this.mode = Mode.AfterAfterBody;
         return;
       case 'p':
-        if (!this.inScope('p', BUTTON_SCOPE)) this.insert('p', {});
+        if (this.openP === 0 || !this.inScope('p', BUTTON_SCOPE)) this.insert('p', {});
         this.impliedEnd('p');
         this.popUntil('p');
         return;
