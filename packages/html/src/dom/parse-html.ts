@@ -3,7 +3,7 @@ import { parse, parseFragment } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { buildDom, type CollectElements } from './build-dom.js';
 import { isElement, relinkChildren } from './dom-helpers.js';
-import { buildStandardDom } from './standard-dom.js';
+import { buildStandardDom, TOO_DEEP } from './standard-dom.js';
 
 export type { CollectElements } from './build-dom.js';
 
@@ -33,12 +33,16 @@ export interface ParseHtmlOptions {
  * htmlparser2-like builder instead (buildDom, with head content moved to body).
  */
 export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
-  if (nestingDepth(html) > MAX_STANDARD_DEPTH) {
-    const doc = buildDom(html, opts);
-    moveContentOutOfHead(doc);
-    return doc;
+  const fast = buildStandardDom(html, MAX_STANDARD_DEPTH);
+  let doc = fast.doc;
+  if (doc === null) {
+    if (fast.unsupported === TOO_DEEP || nestingDepth(html) > MAX_STANDARD_DEPTH) {
+      doc = buildDom(html, opts);
+      moveContentOutOfHead(doc);
+      return doc;
+    }
+    doc = parse(html, { treeAdapter: adapter, scriptingEnabled: true });
   }
-  const doc = buildStandardDom(html).doc ?? parse(html, { treeAdapter: adapter, scriptingEnabled: true });
   if (opts.collect) collectElements(doc, opts.collect);
   return doc;
 }

@@ -173,7 +173,7 @@ class StandardBuilder {
   /** Whether the last tag read ended with `/>`. */
   private selfClosing = false;
 
-  constructor(html: string) {
+  constructor(html: string, private readonly maxDepth: number) {
     this.html = html;
     this.doc = new Document([]);
     (this.doc as unknown as Record<string, unknown>)['x-mode'] = 'no-quirks';
@@ -361,6 +361,7 @@ class StandardBuilder {
     const el = adapter.createElement(token.tagName, NS_SVG as never, attrs as never);
     appendNode(this.parentForInsert(), el);
     if (!selfClosing) {
+      if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
       this.open.push(el);
       // Named apart from HTML elements: the HTML rules' name checks never match an SVG element.
       this.names.push(`svg ${el.name}`);
@@ -561,6 +562,7 @@ class StandardBuilder {
 
   private push(el: Element): void {
     appendNode(this.parentForInsert(), el);
+    if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
     this.open.push(el);
     this.names.push(el.name);
     if (el.name === 'p') this.openP++;
@@ -779,6 +781,7 @@ class StandardBuilder {
     const el = makeElement('template', attribs);
     appendNode(el, new Document([]));
     appendNode(parent, el);
+    if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
     this.open.push(el);
     this.names.push('template');
     this.afe.push(null);
@@ -1570,6 +1573,9 @@ class StandardBuilder {
   }
 }
 
+/** The reason {@link buildStandardDom} gives when the page nests deeper than its `maxDepth`. */
+export const TOO_DEEP = 'too deep';
+
 /** The result of {@link buildStandardDom}: the tree, or null with the construct that stopped it. */
 export interface StandardDomResult {
   readonly doc: Document | null;
@@ -1580,11 +1586,11 @@ export interface StandardDomResult {
  * Builds the HTML standard's tree (parse5's, node for node) for markup within the fast builder's rules;
  * returns `doc: null` and the reason where they stop.
  */
-export function buildStandardDom(input: string): StandardDomResult {
+export function buildStandardDom(input: string, maxDepth = Number.POSITIVE_INFINITY): StandardDomResult {
   if (input.includes('\0') || input.charCodeAt(0) === 0xfeff) return { doc: null, unsupported: 'nul or bom' };
   const html = input.includes('\r') ? input.replace(/\r\n?/g, '\n') : input;
   try {
-    return { doc: new StandardBuilder(html).build(), unsupported: null };
+    return { doc: new StandardBuilder(html, maxDepth).build(), unsupported: null };
   } catch (e) {
     if (e instanceof Unsupported) return { doc: null, unsupported: e.reason };
     throw e;
