@@ -43,7 +43,7 @@ describe('includeTags / excludeTags', () => {
   it('removes matching elements', () => {
     const doc = parseHtml(page);
     excludeTags(doc, ['.x', 'span']);
-    expect(render(doc)).toBe('<body><div id="a"></div><article></article></body>');
+    expect(render(doc)).toBe('<html><head></head><body><div id="a"></div><article></article></body></html>');
   });
 
   it('reports invalid selectors instead of throwing', () => {
@@ -58,7 +58,7 @@ describe('removeBase64Images', () => {
     const doc = parseHtml('<img alt="chart" src="data:image/png;base64,iVBORw0KGgo="><img src="https://e.com/x.png">');
     removeBase64Images(doc);
     expect(render(doc, { encodeEntities: 'utf8' })).toBe(
-      `<img alt="chart" src="${BASE64_IMAGE_PLACEHOLDER}"><img src="https://e.com/x.png">`,
+      `<html><head></head><body><img alt="chart" src="${BASE64_IMAGE_PLACEHOLDER}"><img src="https://e.com/x.png"></body></html>`,
     );
   });
 });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import render from 'dom-serializer';
+import { findFirstTag } from '../dom/dom-helpers.js';
 import { parseHtml } from '../dom/parse-html.js';
 import { absolutize, resolveBaseUrl, resolveUrls } from './resolve-urls.js';
 
 function resolved(html: string, url = 'https://example.com/dir/page.html'): string {
   const doc = parseHtml(html);
   resolveUrls(doc, resolveBaseUrl(doc, url));
-  return render(doc, { encodeEntities: 'utf8' });
+  // The body's content: the parser implies html, head and body around a fragment.
+  return render(findFirstTag(doc, 'body')?.children ?? [], { encodeEntities: 'utf8' });
 }
 
 describe('resolveUrls', () => {
