@@ -56,7 +56,8 @@ afterAll(async () => {
   await site?.stop();
 }, 30_000);
 
-const scrape = (path: string) => cluster.call('POST', '/v2/scrape', { key: team.key, body: { url: site.url(path) } });
+// maxAge 0: every scrape is a worker job (a repeated one would otherwise be a cache hit answered by the gateway)
+const scrape = (path: string) => cluster.call('POST', '/v2/scrape', { key: team.key, body: { url: site.url(path), maxAge: 0 } });
 
 describe('a Prometheus scraping a cluster', () => {
   it('sees a running job hold a concurrency slot and a worker, then give both back', async () => {

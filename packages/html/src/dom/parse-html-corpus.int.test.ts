@@ -25,7 +25,7 @@ function htmlFiles(dir: string, into: string[] = []): string[] {
 }
 
 (present ? describe : describe.skip)('parseHtml against parse5 over the corpus pages', () => {
-  it('builds parse5's tree (htmlparser2 adapter) for every page nested within the depth cap', () => {
+  it('builds the tree of parse5 (htmlparser2 adapter) for every page nested within the depth cap', () => {
     const differ: string[] = [];
     const tooDeep: string[] = [];
     let n = 0;
