@@ -34,6 +34,9 @@ export default {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int.test.ts', '<rootDir>/tests/**/*.int.test.ts'],
       slowTestThreshold: 30,
+      // Integration tests wait on events, not on time: the limit only catches a hang. Jest's default
+      // of 5 s failed tests on a 2-core machine at load 30 (a local fake answering three pages).
+      testTimeout: 30_000,
     },
   ],
 };
