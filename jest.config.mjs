@@ -36,7 +36,7 @@ export default {
       slowTestThreshold: 30,
       // Integration tests wait on events, not on time: the limit only catches a hang. Jest's default
       // of 5 s failed tests on a 2-core machine at load 30 (a local fake answering three pages).
-      testTimeout: 30_000,
+      setupFilesAfterEnv: ['<rootDir>/tests/helpers/integration-timeout.ts'],
     },
   ],
 };
