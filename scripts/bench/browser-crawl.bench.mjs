@@ -10,9 +10,10 @@
 //   crawlee  Crawlee's PlaywrightCrawler with its defaults (autoscaled concurrency, same-hostname
 //            enqueueLinks), in-memory storage, in a child process; its handler reads the title and the
 //            page's HTML.
-// Both use /usr/bin/chromium with the project's Chromium flags. The resident memory of each child's
-// whole process tree (the process and all its descendants: Chromium, renderers, redis-server; summed
-// from /proc) is sampled every 200 ms; its peak is reported. After Trawl's crawl, and after it stopped,
+// Both use /usr/bin/chromium with the project's Chromium flags. The memory of each child's whole process
+// tree (the process and all its descendants: Chromium, renderers, redis-server) is sampled every 200 ms
+// from /proc as summed PSS (smaps_rollup; shared pages divided among the processes mapping them: the
+// anchor's figure) and summed RSS (shared pages counted once per process); both peaks are reported. After Trawl's crawl, and after it stopped,
 // the Chromium processes seen in its tree are checked to be gone.
 //   node scripts/bench/browser-crawl.bench.mjs [--timeout-s 600] [--order trawl,crawlee]
 import { spawn } from 'node:child_process';
@@ -73,13 +74,24 @@ function tree(root) {
   return out;
 }
 
-/** Samples the tree's summed RSS every 200 ms; remembers the Chromium pids seen in it. */
+/** Proportional set size of a process (shared pages divided among their mappers), bytes; its RSS when unreadable. */
+const pssOf = (p) => {
+  const kb = /^Pss:\s+(\d+)\s+kB/m.exec(safeRead(`/proc/${p.pid}/smaps_rollup`))?.[1];
+  return kb === undefined ? p.rss : Number(kb) * 1024;
+};
+
+/**
+ * Samples the tree's memory every 200 ms, as summed RSS (shared pages counted in every process that
+ * maps them: Chromium's shared libraries and shared memory many times over) and as summed PSS (what
+ * the tree really holds); remembers the Chromium pids seen in it.
+ */
 function sampleTree(root) {
-  const state = { peak: 0, samples: 0, chromium: new Set(), types: {} };
+  const state = { peak: 0, peakPss: 0, samples: 0, chromium: new Set(), types: {} };
   const tick = () => {
     const procs = tree(root);
     const rss = procs.reduce((n, p) => n + p.rss, 0);
     state.peak = Math.max(state.peak, rss);
+    state.peakPss = Math.max(state.peakPss, procs.reduce((n, p) => n + pssOf(p), 0));
     state.samples += 1;
     for (const p of procs) {
       if (!/chrom/i.test(p.name) || state.chromium.has(p.pid)) continue;
@@ -214,7 +226,7 @@ async function trawlCrawl() {
     const leftAfterStop = chromiumDuring.filter(alive);
     return {
       crawler: 'trawl', status: status.status, pages: status.completed ?? docs, docs, elapsedMs,
-      pagesPerSec: (status.completed ?? docs) / (elapsedMs / 1000), peakRss: rss.peak, samples: rss.samples,
+      pagesPerSec: (status.completed ?? docs) / (elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, samples: rss.samples,
       engines: Object.fromEntries(engines), ...(errors ? { errors: JSON.stringify(errors).slice(0, 600) } : {}), chromiumSeen: chromiumDuring.length, chromiumTypes: rss.types, chromiumLeftAfterStop: leftAfterStop.length,
     };
   } finally {
@@ -264,7 +276,7 @@ async function crawleeCrawl() {
     clearTimeout(timer);
     rss.stop();
     await exited;
-    return { crawler: 'crawlee', ...r, pagesPerSec: r.pages / (r.elapsedMs / 1000), peakRss: rss.peak, samples: rss.samples };
+    return { crawler: 'crawlee', ...r, pagesPerSec: r.pages / (r.elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, samples: rss.samples };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -290,21 +302,21 @@ const mb = (b) => (b / 1024 ** 2).toFixed(0);
 const trawl = results.trawl;
 const crawlee = results.crawlee;
 console.log('\n## Browser crawl, Jena mirror (256 pages), one run (child processes, loopback site)\n');
-console.log('| crawler | pages | seconds | pages/s | peak RSS, process tree (MB) | Trawl / this | note |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| crawler | pages | seconds | pages/s | peak PSS, process tree (MB) | peak RSS sum, process tree (MB) | Trawl / this | note |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of Object.values(results)) {
   if (r.skipped) {
-    console.log(`| ${r.crawler} | - | - | - | - | - | skipped: ${r.skipped} |`);
+    console.log(`| ${r.crawler} | - | - | - | - | - | - | skipped: ${r.skipped} |`);
     continue;
   }
   const ratio = r.crawler !== 'trawl' && trawl && !trawl.skipped ? `${(trawl.pagesPerSec / r.pagesPerSec).toFixed(2)}x` : '-';
   const note = r.crawler === 'trawl'
     ? `status ${r.status}${r.errors ? `; errors ${r.errors}` : ''}; engines ${JSON.stringify(r.engines)}; Chromium processes seen ${r.chromiumSeen} ${JSON.stringify(r.chromiumTypes)}, left after stop ${r.chromiumLeftAfterStop}`
     : `${r.ok} 2xx pages, ${r.failed} failed requests`;
-  console.log(`| ${r.crawler} | ${r.pages} | ${(r.elapsedMs / 1000).toFixed(1)} | ${r.pagesPerSec.toFixed(2)} | ${mb(r.peakRss)} | ${ratio} | ${note} |`);
+  console.log(`| ${r.crawler} | ${r.pages} | ${(r.elapsedMs / 1000).toFixed(1)} | ${r.pagesPerSec.toFixed(2)} | ${mb(r.peakPss)} | ${mb(r.peakRss)} | ${ratio} | ${note} |`);
 }
 if (trawl && !trawl.skipped && crawlee && !crawlee.skipped) {
-  console.log(`\nTrawl / PlaywrightCrawler: ${(trawl.pagesPerSec / crawlee.pagesPerSec).toFixed(2)}x; Trawl peak RSS ${mb(trawl.peakRss)} MB (anchor: <= 1536 MB)`);
+  console.log(`\nTrawl / PlaywrightCrawler: ${(trawl.pagesPerSec / crawlee.pagesPerSec).toFixed(2)}x; Trawl peak PSS ${mb(trawl.peakPss)} MB (anchor: <= 1536 MB), peak RSS sum ${mb(trawl.peakRss)} MB`);
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/browser-crawl.json'), JSON.stringify({ browserConcurrency: BROWSER_CONCURRENCY, results }, null, 2));

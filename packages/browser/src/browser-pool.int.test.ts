@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher } from './browser-fetcher.js';
-import { BrowserPool, processTreeRss, type BrowserPoolEvent } from './browser-pool.js';
+import { BrowserPool, processTreeMemory, processTreeRss, type BrowserPoolEvent } from './browser-pool.js';
 
 jest.setTimeout(60_000);
 
@@ -41,5 +41,26 @@ describe('BrowserPool', () => {
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
     expect(await processTreeRss(second ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('measures a browser by PSS, which counts the pages its processes share once, not per process', async () => {
+    // The RSS sum counts Chromium's shared libraries and shared memory in every renderer: a browser
+    // recycled on it was relaunched every few pages of a crawl. PSS divides each shared page among
+    // the processes mapping it.
+    const pid = await launchedPid();
+    const { rssBytes, pssBytes } = await processTreeMemory(pid ?? 0);
+    expect(pssBytes).toBeGreaterThan(0);
+    expect(pssBytes).toBeLessThan(rssBytes);
+  });
+
+  it('recycles a browser whose memory passes the limit, checked every 10 contexts', async () => {
+    const events: BrowserPoolEvent[] = [];
+    const pool = new BrowserPool({ recycleAboveRssBytes: 1, onEvent: (e) => events.push(e) });
+    pools.push(pool);
+    for (let i = 0; i < 10; i += 1) {
+      await pool.withContext({ flavor: 'standard', contextOptions: {}, signal: AbortSignal.timeout(45_000) }, async () => undefined);
+    }
+    expect(events.filter((e) => e.type === 'recycled')).toEqual([{ type: 'recycled', flavor: 'standard', reason: 'memory' }]);
+    expect(pool.stats().recycles).toBe(1);
   });
 });

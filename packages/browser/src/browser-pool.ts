@@ -28,7 +28,12 @@ export interface BrowserPoolOptions {
   executablePath?: string;
   /** A browser is replaced once it has served this many contexts (jobs). Default 200. */
   recycleAfterContexts?: number;
-  /** A browser is replaced once its process tree uses more than this much memory, bytes. Default 1.5 GiB. */
+  /**
+   * A browser is replaced once its process tree uses more than this much memory, bytes, counted as
+   * proportional set size (shared pages divided among the processes that map them, so Chromium's
+   * shared libraries and shared memory count once, not once per renderer; resident size where PSS is
+   * unreadable). Default 1.5 GiB.
+   */
   recycleAboveRssBytes?: number;
   /** Extra Chromium flags (tests map host names with `--host-resolver-rules`). Default none. */
   extraArgs?: readonly string[];
@@ -241,8 +246,8 @@ export class BrowserPool {
   private async releaseEntry(entry: BrowserEntry): Promise<void> {
     entry.active -= 1;
     if (!entry.retiring && !entry.crashed && entry.pid !== undefined && entry.served % 10 === 0) {
-      const rss = await processTreeRss(entry.pid);
-      if (rss > this.recycleAboveRssBytes) this.retire(entry, 'memory');
+      const { pssBytes } = await processTreeMemory(entry.pid);
+      if (pssBytes > this.recycleAboveRssBytes) this.retire(entry, 'memory');
     }
     if ((entry.retiring || this.closed) && entry.active === 0) await this.closeEntry(entry);
     if (this.stats().contexts === 0) this.stopWatch();
@@ -357,21 +362,49 @@ async function oversizedDescendants(roots: Map<number, BrowserFlavor>, maxBytes:
   return out;
 }
 
-/**
- * Resident memory of a process and all its descendants (Chromium's renderers and helpers), bytes,
- * read from /proc. 0 where /proc is unavailable.
- */
-export async function processTreeRss(rootPid: number): Promise<number> {
-  const table = await readProcTable();
+/** Pids of a process and all its descendants. */
+function treePids(table: ProcEntry[], rootPid: number): ProcEntry[] {
   const parent = new Map(table.map((p) => [p.pid, p.ppid]));
-  const rss = new Map(table.map((p) => [p.pid, p.rssBytes]));
-  let total = 0;
-  for (const pid of rss.keys()) {
-    let p: number | undefined = pid;
+  const out: ProcEntry[] = [];
+  for (const proc of table) {
+    let p: number | undefined = proc.pid;
     for (let hops = 0; p !== undefined && p > 1 && hops < 64; hops += 1) {
-      if (p === rootPid) { total += rss.get(pid) ?? 0; break; }
+      if (p === rootPid) { out.push(proc); break; }
       p = parent.get(p);
     }
   }
-  return total;
+  return out;
+}
+
+/**
+ * Resident memory of a process and all its descendants (Chromium's renderers and helpers), bytes,
+ * read from /proc. 0 where /proc is unavailable. Shared pages count once per process that maps them,
+ * so this overstates a multi-process browser: see {@link processTreeMemory} for its PSS.
+ */
+export async function processTreeRss(rootPid: number): Promise<number> {
+  return treePids(await readProcTable(), rootPid).reduce((n, p) => n + p.rssBytes, 0);
+}
+
+/** Proportional set size of one process (`/proc/<pid>/smaps_rollup`), bytes; undefined when unreadable. */
+export async function processPss(pid: number): Promise<number | undefined> {
+  const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+  const pss = /^Pss:\s+(\d+)\s+kB/m.exec(rollup);
+  return pss ? Number(pss[1]) * 1024 : undefined;
+}
+
+/**
+ * Memory of a process and all its descendants, bytes: `rssBytes` sums their resident sizes (shared
+ * pages counted in every process), `pssBytes` their proportional set sizes (each shared page divided
+ * among the processes mapping it, so the sum is what the tree really holds); a process whose PSS is
+ * unreadable counts its RSS there.
+ */
+export async function processTreeMemory(rootPid: number): Promise<{ rssBytes: number; pssBytes: number }> {
+  const procs = treePids(await readProcTable(), rootPid);
+  let rssBytes = 0;
+  let pssBytes = 0;
+  await Promise.all(procs.map(async (p) => {
+    rssBytes += p.rssBytes;
+    pssBytes += (await processPss(p.pid)) ?? p.rssBytes;
+  }));
+  return { rssBytes, pssBytes };
 }

@@ -12,6 +12,8 @@ export {
   CHROMIUM_ARGS,
   childBrowserPids,
   processTreeRss,
+  processTreeMemory,
+  processPss,
   type BrowserFlavor,
   type BrowserPoolEvent,
   type BrowserPoolOptions,
