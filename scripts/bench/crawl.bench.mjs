@@ -344,8 +344,7 @@ async function startCluster() {
   const env = {
     REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
     TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', ...roleEnv(dir),
-    // No per-host politeness cap here: the baselines have none either (the default is 10 requests/s).
-    TRAWL_CRAWL_HOST_RATE_PER_SEC: '0',
+    // Politeness as shipped (adaptive per host, TRAWL_CRAWL_HOST_* defaults): defaults on every side.
   };
   const logger = createLogger({ role: 'bench', level: 'silent' });
   // The API first: its URL is the base of the blob URLs the worker signs (as `npm start` does).
