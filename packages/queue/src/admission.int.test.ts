@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { Admission, type DispatchSpec } from './admission.js';
 import { RedisKeys } from './redis-keys.js';
 import { TeamStore } from './team-store.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 function spec(teamId: string, priorityClass: 'interactive' | 'bulk' = 'interactive', enqueuedAt = Date.now()): DispatchSpec {
   return { jobId: randomUUID(), teamId, queue: 'scrape', name: 'scrape', data: {}, priorityClass, enqueuedAt };
@@ -24,9 +13,9 @@ function spec(teamId: string, priorityClass: 'interactive' | 'bulk' = 'interacti
 
 async function setup(concurrency: number) {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  const team = await new TeamStore(redis, keys).create({ name: 'a', concurrency });
+  const team = await new TeamStore(db.redis, keys).create({ name: 'a', concurrency });
   let clock = 1_000_000;
-  const admission = new Admission(redis, keys, { backlogCap: 5, now: () => clock });
+  const admission = new Admission(db.redis, keys, { backlogCap: 5, now: () => clock });
   return { keys, team, admission, tick: (ms: number) => (clock += ms) };
 }
 
@@ -89,7 +78,7 @@ describe('Admission', () => {
 
   it('keeps one team from delaying another', async () => {
     const { team, admission } = await setup(1);
-    const other = await new TeamStore(redis, (admission as unknown as { keys: RedisKeys }).keys).create({ name: 'b', concurrency: 1 });
+    const other = await new TeamStore(db.redis, (admission as unknown as { keys: RedisKeys }).keys).create({ name: 'b', concurrency: 1 });
     await admission.admit(spec(team.id));
     for (let i = 0; i < 4; i++) await admission.admit(spec(team.id));
     expect((await admission.admit(spec(other.id))).status).toBe('admitted');

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { documentSchema, scrapeOptionsSchema, type Document } from '@trawl/api-schema';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { CrawlStore, type NewCrawl } from './crawl-store.js';
 import { RedisKeys } from './redis-keys.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 function setup() {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  return { keys, store: new CrawlStore(redis, keys) };
+  return { keys, store: new CrawlStore(db.redis, keys) };
 }
 
 function crawl(overrides: Partial<NewCrawl> = {}): NewCrawl {
@@ -135,7 +124,7 @@ describe('CrawlStore', () => {
     const rec = (await store.get(c.id))!;
     expect(rec).toMatchObject({ status: 'completed', total: 3, completed: 2, failed: 1, creditsUsed: 2 });
     // kept for its retention after the end, then gone
-    const ttl = await redis.ttl(keys.crawl(c.id)[0]!);
+    const ttl = await db.redis.ttl(keys.crawl(c.id)[0]!);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
     const { docs, more } = await store.documents(c.id, { skip: 0, limit: 10, maxBytes: 1e6 });

@@ -1,30 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { HostRateLimiter, nextHostDelay, type HostPolitenessOptions } from './host-rate-limiter.js';
 import { RedisKeys } from './redis-keys.js';
 
 // The per-host politeness scripts on a real Redis, with explicit clocks (`now` arguments).
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 const ADAPTIVE: HostPolitenessOptions = { maxInFlight: 2, targetConcurrency: 4, minDelayMs: 0, maxDelayMs: 60_000 };
 const NOW = 1_000_000;
 
 function setup(opts: Partial<HostPolitenessOptions> = {}) {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  return { keys, limiter: new HostRateLimiter(redis, keys, { ...ADAPTIVE, ...opts }) };
+  return { keys, limiter: new HostRateLimiter(db.redis, keys, { ...ADAPTIVE, ...opts }) };
 }
 
 describe('HostRateLimiter, fixed mode', () => {
@@ -66,13 +55,13 @@ describe('HostRateLimiter, adaptive mode', () => {
     expect(await limiter.acquire('l.example', 'p1', { now: NOW, leaseMs: 1000 })).toEqual({ kind: 'go' });
     await limiter.complete('l.example', 'p1', { statusCode: 200, latencyMs: 400 }, NOW + 400);
     const d = nextHostDelay(0, { statusCode: 200, latencyMs: 400 }, ADAPTIVE);
-    expect(Number(await redis.hget(keys.hostState('l.example'), 'd'))).toBe(d);
+    expect(Number(await db.redis.hget(keys.hostState('l.example'), 'd'))).toBe(d);
     // A burst of `targetConcurrency` starts goes at once; the next waits one delay.
     for (const id of ['p2', 'p3', 'p4', 'p5']) expect(await limiter.acquire('l.example', id, { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'go' });
     expect(await limiter.acquire('l.example', 'p6', { now: NOW + 400, leaseMs: 1000 })).toEqual({ kind: 'wait', until: NOW + 400 + d, reserved: true });
     // A refusal doubles the delay, and no burst follows it.
     expect(await limiter.complete('l.example', 'p2', { statusCode: 429 }, NOW + 500)).toBe(NOW + 500 + nextHostDelay(d, { statusCode: 429 }, ADAPTIVE));
-    expect(Number(await redis.hget(keys.hostState('l.example'), 'd'))).toBe(nextHostDelay(d, { statusCode: 429 }, ADAPTIVE));
+    expect(Number(await db.redis.hget(keys.hostState('l.example'), 'd'))).toBe(nextHostDelay(d, { statusCode: 429 }, ADAPTIVE));
   });
 
   it('Retry-After on a 429 holds the host, reserved slots included', async () => {

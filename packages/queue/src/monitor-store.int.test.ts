@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createMonitorRequestSchema, type MonitorPageStatus } from '@trawl/api-schema';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { EMPTY_SUMMARY, MonitorStore, type MonitorCheckRecord, type MonitorPageRecord, type MonitorRecord } from './monitor-store.js';
 import { RedisKeys } from './redis-keys.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 function setup() {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  return { keys, store: new MonitorStore(redis, keys) };
+  return { keys, store: new MonitorStore(db.redis, keys) };
 }
 
 function monitor(teamId = 'team', createdAt = 1_000): MonitorRecord {
@@ -68,8 +57,8 @@ describe('MonitorStore', () => {
     await store.delete(a);
     expect(await store.get(a.id)).toBeNull();
     expect(await store.update(a.id, { status: 'active', updatedAt: 2 })).toBe(false);
-    expect(await redis.exists(keys.monitor(a.id))).toBe(0); // an update after a delete brings nothing back
-    expect(await redis.keys(`${keys.prefix}:{m:${a.id}}*`)).toEqual([]);
+    expect(await db.redis.exists(keys.monitor(a.id))).toBe(0); // an update after a delete brings nothing back
+    expect(await db.redis.keys(`${keys.prefix}:{m:${a.id}}*`)).toEqual([]);
     expect((await store.list('team', { offset: 0, limit: 10 })).map((m) => m.id)).toEqual([b.id]);
   });
 

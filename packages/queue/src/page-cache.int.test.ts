@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { ChangeStore, type PageSnapshot } from './change-store.js';
 import { PageCache, type CachedPage } from './page-cache.js';
 import { RedisKeys } from './redis-keys.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -29,7 +18,7 @@ function page(body: string, extra: Partial<CachedPage> = {}): CachedPage {
 
 describe('PageCache', () => {
   it('round-trips a page, its screenshot and its document facts', async () => {
-    const cache = new PageCache(redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
+    const cache = new PageCache(db.redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
     const shot = randomBytes(5000);
     const stored = page('<p>héllo ✓</p>'.repeat(100), {
       screenshot: { data: shot, contentType: 'image/png', fullPage: true, viewport: { width: 800, height: 600 } },
@@ -43,7 +32,7 @@ describe('PageCache', () => {
   });
 
   it('refuses an entry over the entry limit', async () => {
-    const cache = new PageCache(redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 2048, ttlSec: 0 });
+    const cache = new PageCache(db.redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 2048, ttlSec: 0 });
     expect(await cache.put(hex('big'), page(randomBytes(10_000).toString('base64')))).toBe('too-large');
     expect(await cache.get(hex('big'))).toBeNull();
   });
@@ -51,11 +40,11 @@ describe('PageCache', () => {
   it('stays within its byte budget by dropping the least recently used pages of a bucket', async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
     // Incompressible bodies of about 3 KB; a budget of 16 * 10 KB lets each bucket hold three.
-    const cache = new PageCache(redis, { prefix, maxBytes: 16 * 10_000, maxEntryBytes: 1 << 20, ttlSec: 0 });
+    const cache = new PageCache(db.redis, { prefix, maxBytes: 16 * 10_000, maxEntryBytes: 1 << 20, ttlSec: 0 });
     // Keys all in bucket 'a' so that they compete.
     const keys = ['a1', 'a2', 'a3', 'a4'].map((k) => 'a' + hex(k).slice(1));
     let clock = 1000;
-    const timed = new PageCache(redis, { prefix, maxBytes: 16 * 10_000, maxEntryBytes: 1 << 20, ttlSec: 0, now: () => clock });
+    const timed = new PageCache(db.redis, { prefix, maxBytes: 16 * 10_000, maxEntryBytes: 1 << 20, ttlSec: 0, now: () => clock });
     for (const k of keys.slice(0, 3)) {
       clock += 1;
       await timed.put(k, page(randomBytes(3000).toString('base64')));
@@ -72,26 +61,26 @@ describe('PageCache', () => {
 
   it('repairs its accounting when Redis dropped an entry itself, and expires entries with a TTL', async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
-    const cache = new PageCache(redis, { prefix, maxBytes: 1 << 30, maxEntryBytes: 1 << 20, ttlSec: 0 });
+    const cache = new PageCache(db.redis, { prefix, maxBytes: 1 << 30, maxEntryBytes: 1 << 20, ttlSec: 0 });
     const k = hex('gone');
     await cache.put(k, page('x'.repeat(1000)));
     expect(await cache.storedBytes()).toBeGreaterThan(0);
-    await redis.del(`${prefix}:cache:{c${k[0]}}:e:${k}`);
+    await db.redis.del(`${prefix}:cache:{c${k[0]}}:e:${k}`);
     expect(await cache.get(k)).toBeNull();
     expect(await cache.storedBytes()).toBe(0);
-    const short = new PageCache(redis, { prefix, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 1 });
+    const short = new PageCache(db.redis, { prefix, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 1 });
     await short.put(k, page('y'));
-    expect(await redis.pttl(`${prefix}:cache:{c${k[0]}}:e:${k}`)).toBeGreaterThan(0);
+    expect(await db.redis.pttl(`${prefix}:cache:{c${k[0]}}:e:${k}`)).toBeGreaterThan(0);
   });
 
   it('treats a damaged entry as a miss and removes it', async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
-    const cache = new PageCache(redis, { prefix, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
+    const cache = new PageCache(db.redis, { prefix, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
     const k = hex('damaged');
     await cache.put(k, page('z'));
-    await redis.set(`${prefix}:cache:{c${k[0]}}:e:${k}`, Buffer.from([0x54, 1, 9, 9, 9]));
+    await db.redis.set(`${prefix}:cache:{c${k[0]}}:e:${k}`, Buffer.from([0x54, 1, 9, 9, 9]));
     expect(await cache.get(k)).toBeNull();
-    expect(await redis.exists(`${prefix}:cache:{c${k[0]}}:e:${k}`)).toBe(0);
+    expect(await db.redis.exists(`${prefix}:cache:{c${k[0]}}:e:${k}`)).toBe(0);
   });
 });
 
@@ -101,7 +90,7 @@ describe('ChangeStore', () => {
   });
 
   it('returns the version each scrape replaces, per team and tag; a retried scrape compares with the same one', async () => {
-    const store = new ChangeStore(redis, new RedisKeys(`t${randomUUID().slice(0, 8)}`));
+    const store = new ChangeStore(db.redis, new RedisKeys(`t${randomUUID().slice(0, 8)}`));
     expect(await store.record('team', 'default', 'a.example/p', snap('one', 'j1', 1))).toBeNull();
     expect((await store.record('team', 'default', 'a.example/p', snap('two', 'j2', 2)))?.markdown).toBe('one');
     // j2 again (a retry after a crash): still compared with 'one', not with its own first attempt.

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
 import { TeamStore } from './team-store.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 describe('TeamStore.resolveKeyCached', () => {
   it('remembers a key\'s team id for maxAgeMs, reads the team every time, forgets a key deleted through it at once', async () => {
     const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-    const gateway = new TeamStore(redis, keys);
-    const other = new TeamStore(redis, keys); // another process (a replica, an admin command)
+    const gateway = new TeamStore(db.redis, keys);
+    const other = new TeamStore(db.redis, keys); // another process (a replica, an admin command)
     const team = await other.create({ name: 'a' });
     const { key } = await other.createKey(team.id);
     const second = await other.createKey(team.id);

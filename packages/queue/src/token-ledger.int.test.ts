@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
 import { TokenLedger } from './token-ledger.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 /** A ledger with a unique prefix and a clock the test moves. */
 function setup(startIso: string) {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
   const clock = { ms: Date.parse(startIso) };
-  const ledger = new TokenLedger(redis, keys, { now: () => clock.ms });
+  const ledger = new TokenLedger(db.redis, keys, { now: () => clock.ms });
   return { keys, clock, ledger, teamId: randomUUID() };
 }
 
@@ -42,7 +31,7 @@ describe('TokenLedger', () => {
     await ledger.record(teamId, -10);
     await ledger.record(teamId, Number.NaN);
     expect(await ledger.total(teamId)).toBe(0);
-    expect(await redis.exists(keys.teamTokensDaily(teamId))).toBe(0);
+    expect(await db.redis.exists(keys.teamTokensDaily(teamId))).toBe(0);
   });
 
   it('sums the days of each period, start included and end excluded', async () => {
@@ -65,11 +54,11 @@ describe('TokenLedger', () => {
   it('keeps each team apart and leaves the team\'s other fields alone', async () => {
     const { ledger, keys, teamId } = setup('2026-03-14T12:00:00Z');
     const other = randomUUID();
-    await redis.hset(keys.team(teamId), { creditsUsed: '7', name: 'a' });
+    await db.redis.hset(keys.team(teamId), { creditsUsed: '7', name: 'a' });
     await Promise.all(Array.from({ length: 20 }, () => ledger.record(teamId, 3)));
     await ledger.record(other, 2);
     expect(await ledger.total(teamId)).toBe(60);
     expect(await ledger.total(other)).toBe(2);
-    expect(await redis.hmget(keys.team(teamId), 'creditsUsed', 'name')).toEqual(['7', 'a']);
+    expect(await db.redis.hmget(keys.team(teamId), 'creditsUsed', 'name')).toEqual(['7', 'a']);
   });
 });

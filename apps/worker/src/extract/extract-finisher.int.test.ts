@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { Redis } from 'ioredis';
 import { extractRequestSchema, type Document, type ExtractRequestInput, type WebhookConfig } from '@trawl/api-schema';
 import { LlmError, type Llm, type StructuredRequest, type StructuredResult } from '@trawl/llm';
 import { createLogger } from '@trawl/observability';
 import { CrawlStore, CreditLedger, ExtractStore, RedisKeys, type WebhookEvent } from '@trawl/queue';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { ExtractFinisher, type ExtractTasks } from './extract-finisher.js';
 import { extractBatchId } from './extract-starter.js';
 import { ExtractProcessor } from './extract.processor.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = redisPerFile();
 
 /** An Llm answering from a script keyed by the page content; `down` makes every call fail as the client does. */
 class ScriptedLlm implements Llm {
@@ -72,9 +61,9 @@ interface Sent { teamId: string; config: WebhookConfig | undefined; event: Webho
 
 async function setup(opts: { request?: Partial<ExtractRequestInput>; llm?: ScriptedLlm; pages: Array<{ url: string; markdown?: string; error?: string }> }) {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  const extracts = new ExtractStore(redis, keys);
-  const crawls = new CrawlStore(redis, keys);
-  const credits = new CreditLedger(redis, keys);
+  const extracts = new ExtractStore(db.redis, keys);
+  const crawls = new CrawlStore(db.redis, keys);
+  const credits = new CreditLedger(db.redis, keys);
   const sent: Sent[] = [];
   const tokens: Array<[string, number]> = [];
   const teamId = 'team-1';
@@ -111,7 +100,7 @@ async function setup(opts: { request?: Partial<ExtractRequestInput>; llm?: Scrip
   const processor = new ExtractProcessor({ ...common, finisher, starter: { run: async () => { throw new Error('not a start job'); } } });
   const data = { v: 1 as const, kind: 'finish' as const, extractId: extract.id, teamId };
   const attempt = (attemptsMade: number) => processor.process({ data, attemptsMade, opts: { attempts: 4 } });
-  const creditsUsed = async () => Number((await redis.hget(keys.team(teamId), 'creditsUsed')) ?? 0);
+  const creditsUsed = async () => Number((await db.redis.hget(keys.team(teamId), 'creditsUsed')) ?? 0);
   return { extracts, extract, attempt, sent, tokens, llm, creditsUsed };
 }
 
