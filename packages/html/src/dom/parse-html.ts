@@ -22,8 +22,9 @@ export interface ParseHtmlOptions {
  *
  * Scripting is on, as in the browser a scraper stands for: `<noscript>` holds its markup as one text
  * node (parse that text again to read it). A `<template>` element holds its content as a Document
- * fragment, its one child. Elements carry parse5's `namespace`, `x-attribsNamespace` and
- * `x-attribsPrefix` fields; no source locations are recorded (`startIndex` stays null).
+ * fragment, its one child. Elements carry parse5's `namespace` field (the attribute namespace/prefix
+ * maps `x-attribsNamespace`/`x-attribsPrefix` only where parse5 or its adapter made the element: HTML
+ * attributes have none); no source locations are recorded (`startIndex` stays null).
  *
  * `opts.collect` hands back chosen elements in document order.
  *

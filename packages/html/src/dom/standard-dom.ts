@@ -20,8 +20,6 @@ const NS_HTML = 'http://www.w3.org/1999/xhtml';
 const NS_SVG = 'http://www.w3.org/2000/svg';
 /** SVG elements whose content follows the HTML rules (HTML integration points). */
 const SVG_INTEGRATION = set('foreignObject desc title');
-/** parse5's adapter gives every element attribute namespace/prefix maps; HTML attributes have none. */
-const NO_ATTR_NS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 const SPECIAL: ReadonlySet<string> = (() => {
   const ids = parse5Html.SPECIAL_ELEMENTS[parse5Html.NS.HTML];
@@ -113,8 +111,6 @@ type Attribs = Record<string, string>;
 function makeElement(name: string, attribs: Attribs): Element {
   const el = new Element(name, attribs, []) as Element & Record<string, unknown>;
   el.namespace = NS_HTML;
-  el['x-attribsNamespace'] = NO_ATTR_NS;
-  el['x-attribsPrefix'] = NO_ATTR_NS;
   return el;
 }
 

@@ -73,6 +73,21 @@ function lineOf(el: Element): string {
   return textContent(el).replace(/\s+/g, ' ').trim();
 }
 
+/** True when a text node below `el` holds an ASCII digit. */
+function hasDigit(el: Element): boolean {
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (isText(node)) {
+      if (DIGIT.test(node.data)) return true;
+    } else if ('children' in node) {
+      for (const c of node.children) stack.push(c);
+    }
+  }
+  return false;
+}
+const DIGIT = /\d/;
+
 /** True when no text stands right beside `el`: it is a line of its own, not words of a sentence. */
 function standsAlone(el: Element): boolean {
   for (const n of [el.prev, el.next]) if (n !== null && isText(n) && /\S/.test(n.data)) return false;
@@ -175,7 +190,9 @@ export function discountTickers(tree: ScoredTree, marks: Uint8Array): void {
   for (let i = 0; i < n; i++) {
     const t = tree.text[i] as number;
     if (t === 0 || t > 40 || (tree.size[i] as number) > 3) continue;
-    if (!RELATIVE_TIME.test(lineOf(tree.elements[i] as Element))) continue;
+    // Every relative time stamp has a digit: most short elements are ruled out without their text.
+    const el = tree.elements[i] as Element;
+    if (!hasDigit(el) || !RELATIVE_TIME.test(lineOf(el))) continue;
     let child = i;
     for (let a = tree.parent[i] as number, up = 0; a >= 0 && up < TICKER_LEVELS; a = tree.parent[a] as number, up++) {
       let set = branches.get(a);
