@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@trawl/queue';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -11,15 +11,6 @@ import { requireBinary } from './prometheus-metrics.js';
 export interface Sample {
   metric: Record<string, string>;
   value: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof addr !== 'object' || !addr) throw new Error('no port');
-  return addr.port;
 }
 
 /**

@@ -49,7 +49,7 @@ export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type Pa
 export { ResultWaiter } from './result-waiter.js';
 export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
 export { ProfileStore } from './profile-store.js';
-export { RedisProcess, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
+export { RedisProcess, freePort, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {
   CrawlStore,
   crawlExpiresAt,

@@ -57,7 +57,8 @@ const HEALTHY_AFTER_MS = 30_000;
 /** After SIGTERM, how long a server gets to write its AOF before SIGKILL. */
 const STOP_KILL_AFTER_MS = 10_000;
 
-function freePort(): Promise<number> {
+/** A port free on loopback now (the OS picks it; closed again before a server takes it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on('error', reject);

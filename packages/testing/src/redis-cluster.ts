@@ -1,26 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { pingRedis } from '@trawl/queue';
+import { freePort, pingRedis } from '@trawl/queue';
 import { waitFor } from './wait-for.js';
 
 /** Hash slots of a Redis Cluster. */
 const SLOTS = 16384;
-
-/** A port free on loopback now (the OS picks it; closed again before the server takes it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 interface ClusterNodeProcess {
   port: number;
