@@ -89,7 +89,8 @@ describe('BrowserFetcher limits', () => {
 
   it('fails a page that fills its JavaScript heap with SCRAPE_PAGE_CRASHED; the pool serves the next page', async () => {
     const err = await failure(fetcher.fetch(request('/heap-hog', { actions: untilKilled })));
-    expect(err.code).toBe('SCRAPE_PAGE_CRASHED');
+    // The pool's events name the browser and what happened to it if the page did not crash.
+    expect({ code: err.code, events }).toMatchObject({ code: 'SCRAPE_PAGE_CRASHED' });
     const next = await fetcher.fetch(request('/plain'));
     expect(next.text).toContain('Plain page');
     expect(pool.stats().crashes).toBe(0);
@@ -97,7 +98,7 @@ describe('BrowserFetcher limits', () => {
 
   it('kills a renderer whose memory outside the heap passes the limit', async () => {
     const err = await failure(fetcher.fetch(request('/buffer-hog', { actions: untilKilled })));
-    expect(err.code).toBe('SCRAPE_PAGE_CRASHED');
+    expect({ code: err.code, events }).toMatchObject({ code: 'SCRAPE_PAGE_CRASHED' });
     expect(events.some((e) => e.type === 'page-killed')).toBe(true);
     const next = await fetcher.fetch(request('/plain'));
     expect(next.text).toContain('Plain page');

@@ -48,6 +48,12 @@ export interface BrowserPoolOptions {
   pageMaxRssBytes?: number;
   /** How often renderers' memory is read while contexts are open, ms. Default 500. */
   pageWatchIntervalMs?: number;
+  /**
+   * How long a job's context may take to wind down once its signal fired (or to close after the job),
+   * ms. A browser that does not manage it is unresponsive: it is killed, which rejects every call still
+   * waiting on it, and the next job gets a new browser. Default 10000.
+   */
+  unresponsiveAfterMs?: number;
   /** Called when a browser crashed or was recycled (metrics and logs). */
   onEvent?: (event: BrowserPoolEvent) => void;
 }
@@ -55,7 +61,7 @@ export interface BrowserPoolOptions {
 export type BrowserPoolEvent =
   | { type: 'launched'; flavor: BrowserFlavor; pid: number | undefined; ms: number }
   | { type: 'crashed'; flavor: BrowserFlavor; pid: number | undefined }
-  | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' }
+  | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' | 'unresponsive' }
   | { type: 'page-killed'; flavor: BrowserFlavor; pid: number; rssBytes: number };
 
 /** Counters of the pool, for metrics and tests. */
@@ -97,6 +103,7 @@ export class BrowserPool {
   private readonly counters = { launches: 0, crashes: 0, recycles: 0, pagesKilled: 0 };
   private readonly pageMaxRssBytes: number;
   private readonly pageWatchIntervalMs: number;
+  private readonly unresponsiveAfterMs: number;
   private watchTimer: NodeJS.Timeout | undefined;
   private watching = false;
   private closed = false;
@@ -111,6 +118,7 @@ export class BrowserPool {
     this.launchTimeoutMs = options.launchTimeoutMs ?? 30_000;
     this.pageMaxRssBytes = options.pageMaxRssBytes ?? 1024 ** 3;
     this.pageWatchIntervalMs = options.pageWatchIntervalMs ?? 500;
+    this.unresponsiveAfterMs = options.unresponsiveAfterMs ?? 10_000;
   }
 
   /**
@@ -127,11 +135,21 @@ export class BrowserPool {
     const entry = this.acquire(opts.flavor);
     this.startWatch();
     let context: BrowserContext | undefined;
-    const onAbort = () => { void context?.close().catch(() => undefined); };
+    // Once the signal fires, the context is closed (pending page calls reject) and the browser gets
+    // `unresponsiveAfterMs` to let the job wind down; a browser that hangs past it is killed, which
+    // settles every call still waiting on it, so no job outlives its deadline by more than that.
+    let watchdog: NodeJS.Timeout | undefined;
+    const armWatchdog = () => {
+      watchdog ??= setTimeout(() => this.killUnresponsive(entry), this.unresponsiveAfterMs);
+    };
+    const onAbort = () => {
+      armWatchdog();
+      void context?.close().catch(() => undefined);
+    };
+    opts.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const browser = await entry.browser;
       context = await browser.newContext(opts.contextOptions);
-      opts.signal.addEventListener('abort', onAbort, { once: true });
       opts.signal.throwIfAborted();
       return await fn(context);
     } catch (err) {
@@ -142,7 +160,10 @@ export class BrowserPool {
       throw err;
     } finally {
       opts.signal.removeEventListener('abort', onAbort);
+      // Closing is bounded too: a browser that cannot close a context would hold the job forever.
+      armWatchdog();
       await context?.close().catch(() => undefined);
+      clearTimeout(watchdog);
       await this.releaseEntry(entry);
     }
   }
@@ -235,12 +256,31 @@ export class BrowserPool {
     return this.stealthLauncher;
   }
 
-  private retire(entry: BrowserEntry, reason: 'contexts' | 'memory'): void {
+  private retire(entry: BrowserEntry, reason: 'contexts' | 'memory' | 'unresponsive'): void {
     if (entry.retiring) return;
     entry.retiring = true;
     this.counters.recycles += 1;
     this.options.onEvent?.({ type: 'recycled', flavor: entry.flavor, reason });
     if (this.current.get(entry.flavor) === entry) this.current.delete(entry.flavor);
+  }
+
+  /**
+   * Kills a browser that stopped answering (a context that neither closes nor lets its calls fail):
+   * Playwright then rejects every call waiting on it, and the next job launches a new browser.
+   */
+  private killUnresponsive(entry: BrowserEntry): void {
+    if (entry.closing) return;
+    this.retire(entry, 'unresponsive');
+    entry.closing = true;
+    this.entries.delete(entry);
+    if (entry.pid !== undefined) {
+      try {
+        process.kill(entry.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    void entry.browser.then((b) => b.close()).catch(() => undefined);
   }
 
   private async releaseEntry(entry: BrowserEntry): Promise<void> {
