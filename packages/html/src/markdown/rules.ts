@@ -58,6 +58,12 @@ function escapeText(text: string, ctx: ConversionContext): string {
   return out;
 }
 
+/**
+ * Heading text CommonMark would end with a closing sequence: a run of `#` at the start or after a space (a
+ * run at the start carries the line-start escape placeholder, which is dropped mid-line).
+ */
+const CLOSING_HASHES = new RegExp(`(?:^|[ \\t])${LINE_ESCAPE}?#+$`);
+
 /** One ATX heading line, as the heading rule writes it. */
 const ATX_HEADING = /^(#{1,6}) (.*)$/;
 
@@ -240,7 +246,11 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         // A thematic break inside a heading (`<h4><hr>More posts</h4>`) is no part of its text.
         const text = content.replace(/^---$/gm, '').replace(/\s*\n\s*/g, ' ').trim();
         if (inTableCell(node, ctx)) return ` ${text} `;
-        return text === '' ? '' : block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + text);
+        if (text === '') return '';
+        // A trailing run of `#` after a space (or alone) is the optional closing sequence in CommonMark and
+        // would vanish: its last `#` is escaped.
+        const kept = CLOSING_HASHES.test(text) ? `${text.slice(0, -1)}\\#` : text;
+        return block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + kept);
       },
     },
     paragraph: {
