@@ -92,6 +92,9 @@ function structureLines(md) {
  * line, endcode); a fence closes only on the same character, at least as long, with nothing after it.
  * Everything else (one tag per line kind, soft-wrapped paragraphs as one block) is the original reader.
  */
+const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+/** Cells of a GFM table row: split on unescaped pipes, outer pipes optional. */
+const cellCount = (row) => row.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/).length;
 const LIST_ITEM = /^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+)(\S)/;
 function structureLinesCm(md) {
   const tags = [];
@@ -111,6 +114,7 @@ function structureLinesCm(md) {
   let fence = null; // { ch, len } of the open fenced code block
   let prevText = false;
   let quoteText = false; // the previous line was quoted paragraph text
+  let inTable = false; // inside a GFM table (after its delimiter row)
   let afterBlank = true;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -120,7 +124,7 @@ function structureLinesCm(md) {
       else tags.push('c');
       continue;
     }
-    if (line.trim() === '') { prevText = false; quoteText = false; afterBlank = true; continue; }
+    if (line.trim() === '') { prevText = false; quoteText = false; inTable = false; afterBlank = true; continue; }
     if (!/^\s*>/.test(line)) quoteText = false;
     const indent = indentOf(line);
     if (afterBlank) while (items.length && indent < items[items.length - 1]) items.pop();
@@ -173,13 +177,25 @@ function structureLinesCm(md) {
       const continues = plain && quoteText;
       quoteText = plain;
       prevText = false;
+      inTable = false;
       if (quoted.trim() === '' || continues) continue;
       tags.push('bq');
       continue;
     }
-    else if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line) && line.includes('-')) tag = 'tsep';
-    else if (/^\s*\|.*\|\s*$/.test(line)) tag = 'tr';
+    else if (inTable) tag = 'tr';
+    else if (i + 1 < lines.length && line.includes('|') && TABLE_DELIMITER.test(lines[i + 1]) && cellCount(line) === cellCount(lines[i + 1])) {
+      // A GFM header row (with or without outer pipes) followed by its delimiter row: a table, which ends
+      // the paragraph above it and runs until a blank line or another block.
+      tag = 'tr';
+      inTable = true;
+      tags.push(tag);
+      tags.push('tsep');
+      i++;
+      prevText = false;
+      continue;
+    }
     else tag = 'p';
+    if (tag !== 'tr') inTable = false;
     if (!(tag === 'p' && tags[tags.length - 1] === 'p' && prevText)) tags.push(tag);
     prevText = tag === 'p';
   }
