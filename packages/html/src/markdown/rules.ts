@@ -222,6 +222,18 @@ function listAlternates(list: MirrorElement, ctx: ConversionContext): boolean {
 }
 
 /** The `<li>` before `node` among its siblings, if any. */
+/**
+ * Whether text or inline content stands directly inside the list right before this item (`<ul>text<li>`,
+ * invalid but common): written as is, the item's marker would land mid-line, glued to that text.
+ */
+function afterStrayContent(node: MirrorElement): boolean {
+  for (let p = node.previousSibling; p !== null; p = p.previousSibling) {
+    if (p.nodeType === 1 && (p.tag === 'li' || LISTS.has(p.tag))) return false;
+    if (p.textContent.trim() !== '') return true;
+  }
+  return false;
+}
+
 function previousItem(node: MirrorElement): MirrorElement | null {
   for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
   return null;
@@ -296,8 +308,9 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         const marker = node.info.ordinal >= 0 ? `${node.info.ordinal}${alt ? ')' : '.'} ` : '- ';
         const core = trimNewlines(content);
         const body = core.includes('\n') ? core.replace(/\n/g, '\n' + ' '.repeat(marker.length)) : core;
-        // A loose item (block content) is followed by a blank line.
-        return marker + body + (content.charCodeAt(content.length - 1) === 10 ? '\n\n' : '\n');
+        // A loose item (block content) is followed by a blank line; one after stray text starts a new block.
+        const lead = afterStrayContent(node) ? '\n\n' : '';
+        return lead + marker + body + (content.charCodeAt(content.length - 1) === 10 ? '\n\n' : '\n');
       },
     },
     codeBlock: {
