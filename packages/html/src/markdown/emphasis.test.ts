@@ -109,3 +109,16 @@ describe('breaks in blockquotes', () => {
     expect(htmlToMarkdown('<blockquote><p>Start</p><br><br><br><p>End</p></blockquote>')).toBe('> Start\n>\n> End');
   });
 });
+
+describe('adjacent code elements', () => {
+  it('writes them as one code span, which CommonMark reads without literal backticks', () => {
+    expect(htmlToMarkdown('<p>before<code>A</code><code>B</code>after</p>')).toBe('before`AB`after');
+    expect(htmlToMarkdown('<p><code>A</code><kbd>B</kbd><code></code><tt>C</tt></p>')).toBe('`ABC`');
+    const inline = new MarkdownIt('commonmark').parseInline(htmlToMarkdown('<p>x <code>a</code><code>b</code> y</p>'), {})[0];
+    expect(inline?.children?.filter((t) => t.type === 'code_inline').map((t) => t.content)).toEqual(['ab']);
+  });
+  it('keeps code elements apart when anything stands between them', () => {
+    expect(htmlToMarkdown('<p><code>A</code> <code>B</code></p>')).toBe('`A` `B`');
+    expect(htmlToMarkdown('<p><code></code><code>A</code>, <code>B</code></p>')).toBe('`A`, `B`');
+  });
+});

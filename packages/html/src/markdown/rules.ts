@@ -48,6 +48,11 @@ function codeText(el: MirrorElement): string {
 }
 
 const block = (content: string): string => `\n\n${content}\n\n`;
+
+/** Elements written as code spans. */
+const CODE_SPANS = ['code', 'kbd', 'samp', 'tt'];
+const CODE_SPAN_TAGS = new Set(CODE_SPANS);
+const isCodeSpan = (node: MirrorNode | null): node is MirrorElement => node !== null && node.nodeType === 1 && CODE_SPAN_TAGS.has(node.tag);
 /**
  * Escapes attribute text written as markdown text (image alt, link label); the line-start escapes it may hold
  * are placeholders, resolved (dropped mid-line) with the others.
@@ -343,9 +348,16 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
     strong: { filter: tags('strong', 'b'), replacement: mark(ctx, STRONG_OPEN, STRONG_CLOSE) },
     strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(ctx, STRIKE_OPEN, STRIKE_CLOSE) },
     code: {
-      filter: tags('code', 'kbd', 'samp', 'tt'),
-      // Turndown puts the element's edge whitespace back around the span.
-      replacement: (_content, node) => renderInlineCode(codeText(node).trim()),
+      filter: tags(...CODE_SPANS),
+      // Turndown puts the element's edge whitespace back around the span. Adjacent code elements
+      // (`<code>A</code><code>B</code>`) are one span: two spans side by side (`` `A``B` ``) would parse as
+      // one span holding the inner backticks. The first element with text writes the run, the others nothing.
+      replacement: (_content, node) => {
+        for (let p = node.previousSibling; isCodeSpan(p); p = p.previousSibling) if (codeText(p).trim() !== '') return '';
+        let text = codeText(node);
+        for (let n = node.nextSibling; isCodeSpan(n); n = n.nextSibling) text += codeText(n);
+        return renderInlineCode(text.trim());
+      },
     },
     checkbox: {
       filter: tags('input'),
