@@ -85,12 +85,17 @@ function structureLines(md) {
   return tags;
 }
 /**
- * The line-regex reader with three CommonMark readings the original got wrong, for every converter alike:
+ * The line-regex reader with the CommonMark readings the original gets wrong fixed, for every converter alike:
  * list nesting follows the open items' content columns (a top-level list indented by 1-3 spaces, or a
  * sub-list less indented than its parent's content, is not nested); a block indented 4 columns past the
  * enclosing item's content after a blank line is indented code (tagged like a fenced block: code, c per
- * line, endcode); a fence closes only on the same character, at least as long, with nothing after it.
- * Everything else (one tag per line kind, soft-wrapped paragraphs as one block) is the original reader.
+ * line, endcode); a fence closes only on the same character, at least as long, with nothing after it; an
+ * item starting with an item (`*   *   x`) is two items; quoted lines continuing a quoted paragraph are one
+ * block; a GFM table is a header row (outer pipes optional) over a delimiter row with as many cells, its
+ * rows run to a blank line, and a pipe line without one is a paragraph. Everything else (one tag per line
+ * kind, soft-wrapped paragraphs as one block) is the original reader. Checked against markdown-it on the
+ * list items, code blocks and table rows of all 864 outputs (expected, ours, turndown): 19 differ, against
+ * 90 for the original reader; what is left is content inside blockquotes, which neither reads.
  */
 const TABLE_DELIMITER = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 /** Cells of a GFM table row: split on unescaped pipes, outer pipes optional. */
