@@ -88,8 +88,37 @@ describe('lists directly inside lists', () => {
   });
 });
 
+describe('content directly inside a list', () => {
+  const parse = (md: string): string[] => new MarkdownIt('commonmark').parse(md, {}).map((t) => t.type);
+  it('puts the item after stray text or inline content on its own line, so it stays a list item', () => {
+    expect(htmlToMarkdown('<ul>text<li>item</li></ul>')).toBe('text\n\n- item');
+    expect(htmlToMarkdown('<ol><li>one</li> stray <li>two</li></ol>')).toBe('1. one\nstray\n\n2. two');
+    expect(htmlToMarkdown('<ul><span>note</span><li>item</li></ul>')).toBe('note\n\n- item');
+    for (const html of ['<ul>text<li>item</li></ul>', '<ol><li>one</li> stray <li>two</li></ol>']) {
+      expect(parse(htmlToMarkdown(html)).filter((t) => t === 'list_item_open')).toHaveLength(html.includes('two') ? 2 : 1);
+    }
+  });
+  it('leaves lists without stray content tight', () => {
+    expect(htmlToMarkdown('<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>')).toBe('- a\n- b');
+    expect(htmlToMarkdown('<ul><li>a</li><span></span><li>b</li></ul>')).toBe('- a\n- b');
+  });
+});
+
 describe('breaks in blockquotes', () => {
   it('turns a run of <br> between paragraphs into one blank quote line', () => {
     expect(htmlToMarkdown('<blockquote><p>Start</p><br><br><br><p>End</p></blockquote>')).toBe('> Start\n>\n> End');
+  });
+});
+
+describe('adjacent code elements', () => {
+  it('writes them as one code span, which CommonMark reads without literal backticks', () => {
+    expect(htmlToMarkdown('<p>before<code>A</code><code>B</code>after</p>')).toBe('before`AB`after');
+    expect(htmlToMarkdown('<p><code>A</code><kbd>B</kbd><code></code><tt>C</tt></p>')).toBe('`ABC`');
+    const inline = new MarkdownIt('commonmark').parseInline(htmlToMarkdown('<p>x <code>a</code><code>b</code> y</p>'), {})[0];
+    expect(inline?.children?.filter((t) => t.type === 'code_inline').map((t) => t.content)).toEqual(['ab']);
+  });
+  it('keeps code elements apart when anything stands between them', () => {
+    expect(htmlToMarkdown('<p><code>A</code> <code>B</code></p>')).toBe('`A` `B`');
+    expect(htmlToMarkdown('<p><code></code><code>A</code>, <code>B</code></p>')).toBe('`A`, `B`');
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import MarkdownIt from 'markdown-it';
 import { resolvePlaceholders } from './emphasis.js';
 import { escapeLinkDestination, escapeLinkTitle, escapeMarkdown as escapeRaw } from './escape.js';
+import { htmlToMarkdown } from './index.js';
 
 /** A text node's escaping as it ends up in a document where the text starts a line. */
 const escapeMarkdown = (text: string): string => resolvePlaceholders(escapeRaw(text));
@@ -43,5 +45,23 @@ describe('link helpers', () => {
   });
   it('escapes titles', () => {
     expect(escapeLinkTitle('say "hi"')).toBe('say \\"hi\\"');
+  });
+});
+
+describe('heading text ending in #', () => {
+  const md = (html: string): string => htmlToMarkdown(html, {});
+  const parsedHeading = (markdown: string): string => {
+    const tokens = new MarkdownIt('commonmark').parse(markdown, {});
+    return tokens[1]?.type === 'inline' ? tokens[1].content.replace(/\\#/g, '#') : '';
+  };
+  it('escapes a trailing run of # that CommonMark would take as the closing sequence', () => {
+    expect(md('<h1>#</h1>')).toBe('# \\#');
+    expect(md('<h1>Heading #</h1>')).toBe('# Heading \\#');
+    expect(md('<h2>Heading ##</h2>')).toBe('## Heading #\\#');
+    for (const text of ['#', 'Heading #', 'Heading ##', '# Heading #']) expect(parsedHeading(md(`<h1>${text}</h1>`))).toBe(text);
+  });
+  it('leaves a # that is no closing sequence', () => {
+    expect(md('<h2>C#</h2>')).toBe('## C#');
+    expect(md('<h2>Issue #12</h2>')).toBe('## Issue #12');
   });
 });

@@ -48,6 +48,11 @@ function codeText(el: MirrorElement): string {
 }
 
 const block = (content: string): string => `\n\n${content}\n\n`;
+
+/** Elements written as code spans. */
+const CODE_SPANS = ['code', 'kbd', 'samp', 'tt'];
+const CODE_SPAN_TAGS = new Set(CODE_SPANS);
+const isCodeSpan = (node: MirrorNode | null): node is MirrorElement => node !== null && node.nodeType === 1 && CODE_SPAN_TAGS.has(node.tag);
 /**
  * Escapes attribute text written as markdown text (image alt, link label); the line-start escapes it may hold
  * are placeholders, resolved (dropped mid-line) with the others.
@@ -57,6 +62,12 @@ function escapeText(text: string, ctx: ConversionContext): string {
   if (!ctx.placeholders && out.includes(LINE_ESCAPE)) ctx.placeholders = true;
   return out;
 }
+
+/**
+ * Heading text CommonMark would end with a closing sequence: a run of `#` at the start or after a space (a
+ * run at the start carries the line-start escape placeholder, which is dropped mid-line).
+ */
+const CLOSING_HASHES = new RegExp(`(?:^|[ \\t])${LINE_ESCAPE}?#+$`);
 
 /** One ATX heading line, as the heading rule writes it. */
 const ATX_HEADING = /^(#{1,6}) (.*)$/;
@@ -216,6 +227,18 @@ function listAlternates(list: MirrorElement, ctx: ConversionContext): boolean {
 }
 
 /** The `<li>` before `node` among its siblings, if any. */
+/**
+ * Whether text or inline content stands directly inside the list right before this item (`<ul>text<li>`,
+ * invalid but common): written as is, the item's marker would land mid-line, glued to that text.
+ */
+function afterStrayContent(node: MirrorElement): boolean {
+  for (let p = node.previousSibling; p !== null; p = p.previousSibling) {
+    if (p.nodeType === 1 && (p.tag === 'li' || LISTS.has(p.tag))) return false;
+    if (p.textContent.trim() !== '') return true;
+  }
+  return false;
+}
+
 function previousItem(node: MirrorElement): MirrorElement | null {
   for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
   return null;
@@ -240,7 +263,11 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         // A thematic break inside a heading (`<h4><hr>More posts</h4>`) is no part of its text.
         const text = content.replace(/^---$/gm, '').replace(/\s*\n\s*/g, ' ').trim();
         if (inTableCell(node, ctx)) return ` ${text} `;
-        return text === '' ? '' : block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + text);
+        if (text === '') return '';
+        // A trailing run of `#` after a space (or alone) is the optional closing sequence in CommonMark and
+        // would vanish: its last `#` is escaped.
+        const kept = CLOSING_HASHES.test(text) ? `${text.slice(0, -1)}\\#` : text;
+        return block('#'.repeat(Number(node.tag.charAt(1))) + ' ' + kept);
       },
     },
     paragraph: {
@@ -286,8 +313,9 @@ function blockRules(ctx: ConversionContext): Record<string, MirrorRule> {
         const marker = node.info.ordinal >= 0 ? `${node.info.ordinal}${alt ? ')' : '.'} ` : '- ';
         const core = trimNewlines(content);
         const body = core.includes('\n') ? core.replace(/\n/g, '\n' + ' '.repeat(marker.length)) : core;
-        // A loose item (block content) is followed by a blank line.
-        return marker + body + (content.charCodeAt(content.length - 1) === 10 ? '\n\n' : '\n');
+        // A loose item (block content) is followed by a blank line; one after stray text starts a new block.
+        const lead = afterStrayContent(node) ? '\n\n' : '';
+        return lead + marker + body + (content.charCodeAt(content.length - 1) === 10 ? '\n\n' : '\n');
       },
     },
     codeBlock: {
@@ -320,9 +348,16 @@ function inlineRules(ctx: ConversionContext): Record<string, MirrorRule> {
     strong: { filter: tags('strong', 'b'), replacement: mark(ctx, STRONG_OPEN, STRONG_CLOSE) },
     strikethrough: { filter: tags('del', 's', 'strike'), replacement: mark(ctx, STRIKE_OPEN, STRIKE_CLOSE) },
     code: {
-      filter: tags('code', 'kbd', 'samp', 'tt'),
-      // Turndown puts the element's edge whitespace back around the span.
-      replacement: (_content, node) => renderInlineCode(codeText(node).trim()),
+      filter: tags(...CODE_SPANS),
+      // Turndown puts the element's edge whitespace back around the span. Adjacent code elements
+      // (`<code>A</code><code>B</code>`) are one span: two spans side by side (`` `A``B` ``) would parse as
+      // one span holding the inner backticks. The first element with text writes the run, the others nothing.
+      replacement: (_content, node) => {
+        for (let p = node.previousSibling; isCodeSpan(p); p = p.previousSibling) if (codeText(p).trim() !== '') return '';
+        let text = codeText(node);
+        for (let n = node.nextSibling; isCodeSpan(n); n = n.nextSibling) text += codeText(n);
+        return renderInlineCode(text.trim());
+      },
     },
     checkbox: {
       filter: tags('input'),

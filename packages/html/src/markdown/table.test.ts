@@ -57,3 +57,24 @@ describe('GFM tables', () => {
     );
   });
 });
+
+describe('table captions', () => {
+  it('keeps a caption with a heading and a paragraph as separate blocks above the table', () => {
+    expect(
+      md('<table><caption><h4>Water level</h4><p>Source: river office</p></caption><tr><td>A</td><td>B</td></tr><tr><td>1</td><td>2</td></tr></table>'),
+    ).toBe('#### Water level\n\nSource: river office\n\n| A | B |\n| --- | --- |\n| 1 | 2 |');
+  });
+  it('keeps a caption with blocks as separate blocks above a layout table', () => {
+    expect(md('<table><caption><h4>Title</h4><p>Note</p></caption><tr><td>only</td></tr></table>')).toBe('#### Title\n\nNote\n\nonly');
+  });
+  it('keeps a plain caption as one line', () => {
+    expect(md('<table><caption>Scores\n  of the week</caption><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>')).toBe(
+      'Scores of the week\n\n| a | b |\n| --- | --- |\n| 1 | 2 |',
+    );
+  });
+  it('keeps caption blocks apart when the outer table is unwrapped as layout', () => {
+    expect(
+      md('<table><tr><td>x</td><td><table><caption><h4>T</h4><p>N</p></caption><tr><td>1</td></tr></table></td></tr><tr><td>y</td><td>z</td></tr></table>'),
+    ).toBe('x\n\n#### T\n\nN\n\n1\n\ny\n\nz');
+  });
+});

@@ -133,9 +133,12 @@ function renderTable(table: MirrorElement, ctx: ConversionContext): string {
   const { rows, grid, width, layoutOnly } = tableLayout(table, ctx);
   const cell = (el: MirrorElement): string => ctx.cells.get(el) ?? '';
   const captionEl = childElements(table).find((c) => c.tag === 'caption');
-  const caption = captionEl ? cellLine(cell(captionEl)) : '';
-  if (width === 0) return caption ? `\n\n${caption}\n\n` : '';
   const cellMode = inTableCell(table, ctx);
+  // The caption stands above the table, not in a row: it keeps its blocks (a heading stays apart from the
+  // paragraph after it) unless the whole table is flattened into a cell.
+  const captionText = captionEl ? cell(captionEl).trim() : '';
+  const caption = cellMode ? cellLine(captionText) : captionText.replace(/\n{3,}/g, '\n\n');
+  if (width === 0) return caption ? `\n\n${caption}\n\n` : '';
   if (width === 1 || layoutOnly || cellMode) {
     // Layout table: keep the cells' block structure (or flatten when already inside a cell).
     const parts = rows.flatMap((cells) => cells.map((c) => cell(c.el).trim())).filter((s) => s !== '');
