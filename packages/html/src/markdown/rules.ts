@@ -226,7 +226,6 @@ function listAlternates(list: MirrorElement, ctx: ConversionContext): boolean {
   return ctx.altLists.get(list) as boolean;
 }
 
-/** The `<li>` before `node` among its siblings, if any. */
 /**
  * Whether text or inline content stands directly inside the list right before this item (`<ul>text<li>`,
  * invalid but common): written as is, the item's marker would land mid-line, glued to that text.
@@ -239,6 +238,7 @@ function afterStrayContent(node: MirrorElement): boolean {
   return false;
 }
 
+/** The `<li>` before `node` among its siblings, if any. */
 function previousItem(node: MirrorElement): MirrorElement | null {
   for (let p = node.previousSibling; p !== null; p = p.previousSibling) if (p.nodeType === 1 && p.tag === 'li') return p;
   return null;
