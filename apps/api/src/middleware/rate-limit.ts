@@ -45,6 +45,7 @@ async function authenticateAndCount(
     const teamId = await teams.teamIdOfKeyCached(key, API_KEY_CACHE_MS);
     return teamId ? limiter.consumeWithTeam(teamId, bucket, multiplier) : { team: null, decision: null };
   });
+  delete res.locals.apiKey;
   if (!team) teams.forgetKey(key);
   admitTeam(res, team);
   if (!decision) throw new Error('a team admitted without a rate decision');
