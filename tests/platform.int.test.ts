@@ -170,6 +170,28 @@ describe('limits', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).status).toBe(200);
   });
+  it('POST /v2/scrape reads its team and counts its rate in one Redis call; a wrong key is 401 and counts nothing', async () => {
+    const t = await cluster.team({ ratePerMinute: 100 });
+    expect((await cluster.call('POST', '/v2/scrape', { key: t.key, raw: 'not json' })).status).toBe(400); // the key is now remembered
+    const monitor = await cluster.redis.monitor();
+    const calls: string[][] = [];
+    const marker = `end-${t.id}`;
+    const seen = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (args[0]?.toLowerCase() === 'echo' && args[1] === marker) resolve();
+        else if (source !== 'lua' && args.some((a) => a.includes(`{t:${t.id}}`))) calls.push(args);
+      });
+    });
+    const r = await cluster.call('POST', '/v2/scrape', { key: t.key, raw: 'not json' });
+    expect(r.status).toBe(400);
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('98');
+    expect((await cluster.call('POST', '/v2/scrape', { key: 'tr-wrong-key', body: { url: site.url('/') } })).status).toBe(401);
+    await cluster.redis.echo(marker);
+    await seen;
+    monitor.disconnect();
+    expect(calls.map((c) => c[0]!.toLowerCase())).toEqual(['evalsha']);
+  });
+
   it('402 when credits run out, with the spec message; charged per scrape', async () => {
     const t = await cluster.team({ credits: 1 });
     const first = await cluster.call('POST', '/v2/scrape', { key: t.key, body: { url: site.url('/') } });

@@ -8,7 +8,7 @@
 // it. The hits run after every fetch of their round has answered, so no conversion shares the event
 // loop with them (the API and the worker run in this one process, as in `npm start`).
 // --hops 1: also prints where a hit's time goes inside the gateway, hop by hop (`trawl:hop` channel).
-// Usage: node scripts/bench/cache.bench.mjs [--pages 40] [--delay 150] [--hops 1]
+// Usage: node scripts/bench/cache.bench.mjs [--pages 40] [--delay 150] [--warmup 50] [--hops 1]
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
 const PAGES = arg('pages', 40);
 const DELAY_MS = arg('delay', 150);
 const HOPS = arg('hops', 0) > 0;
+const WARMUP = arg('warmup', 50);
 const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
 if (!existsSync(CORPUS)) {
   console.error(`corpus not found: ${CORPUS}`);
@@ -87,8 +88,13 @@ function stats(ms) {
   return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 
-// Warm-up (JIT, threads, pools) on URLs not measured.
-for (let i = 0; i < 10; i++) { await scrape(`${origin}/0/w${i}`, { maxAge: 0 }); await scrape(`${origin}/0/w${i}`, {}); }
+// Warm-up (JIT, threads, pools) on URLs not measured (the corpus pages under other paths).
+for (let i = 0; i < WARMUP; i++) {
+  const url = `${origin}/0/${1000 + i}`;
+  await scrape(url, { maxAge: 0 });
+  await scrape(url, {});
+  await bareGet(url);
+}
 const rows = [];
 const hops = new Map();
 const onHop = ({ hop, ms }) => {

@@ -1,7 +1,7 @@
 // Scrape latency through the whole cluster (gateway -> admission -> BullMQ -> worker -> HTML pipeline
 // -> result store -> gateway) against a bare in-process fetch plus conversion of the same pages, in one
 // run. The ratio is the cost of the cluster. Pages: real articles from ../shared/corpora/readability,
-// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--hops 1]
+// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--hops 1]
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -13,6 +13,7 @@ import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
 const REQUESTS = arg('requests', 200);
 const HOPS = arg('hops', 0) > 0;
 const PAGES = arg('pages', 20);
+const WARMUP = arg('warmup', 250);
 const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
 if (!existsSync(CORPUS)) {
   console.error(`corpus not found: ${CORPUS}`);
@@ -32,6 +33,14 @@ await new Promise((r) => site.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${site.address().port}`;
 
 const cluster = await startBenchCluster();
+const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
+const redis = new Redis(cluster.redisUrl);
+/** CPU seconds redis-server has used (INFO cpu). */
+async function redisCpuSec() {
+  const info = await redis.info('cpu');
+  const num = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return num('used_cpu_user') + num('used_cpu_sys');
+}
 
 // maxAge 0: every request fetches (this measures the fetch path; cache.bench.mjs measures hits).
 const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'], maxAge: 0 });
@@ -55,9 +64,14 @@ function stats(ms) {
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
+// CPU per request, ms: this process (every thread: the bare loop, or the API + worker + conversion
+// threads) plus redis-server. Unlike latency it hardly moves when other work shares the machine: on a
+// dedicated machine, throughput at 8 in flight is bounded by it.
 async function measure(fn, n, parallel) {
   const times = [];
   let next = 0;
+  const cpu0 = process.cpuUsage();
+  const redis0 = await redisCpuSec();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: parallel }, async () => {
     while (next < n) {
@@ -67,11 +81,17 @@ async function measure(fn, n, parallel) {
       times.push(performance.now() - s);
     }
   }));
-  return { ...stats(times), throughput: n / ((performance.now() - t0) / 1000) };
+  const throughput = n / ((performance.now() - t0) / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  const redisMs = (await redisCpuSec() - redis0) * 1000;
+  return { ...stats(times), throughput, cpuMs: (cpu.user + cpu.system) / 1000 / n, redisCpuMs: redisMs / n };
 }
 
-// Warm-up both paths (JIT, connection pools, worker threads).
-for (let i = 0; i < 20; i++) { await viaCluster(i); await bare(i); }
+// Warm-up both paths alike (JIT, connection pools, worker threads): a conversion thread's JIT reaches
+// its steady state only after some 150 pages (about 8 passes over the 20 pages here; the first pass is
+// 10x slower), and the thread gets 60% of the cluster's pages (smaller ones are converted inline), so
+// a short warm-up measured the thread's warm-up, not its cost. `--warmup 20` was the old figure.
+for (let i = 0; i < WARMUP; i++) { await viaCluster(i); await bare(i); }
 const rows = [];
 const hops = new Map();
 const onHop = ({ hop, ms }) => {
@@ -89,10 +109,11 @@ for (const parallel of [1, 8]) {
 
 const f = (x) => x.toFixed(1);
 console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS} requests, ${pages.length} corpus pages)\n`);
-console.log('| parallel | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| parallel | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio | bare CPU ms/req | cluster CPU ms/req (of it Redis) | CPU ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.parallel} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(r.cluster.p50)} | ${f(r.cluster.p95)} | ${(r.cluster.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(r.cluster.throughput)} | ${(r.cluster.throughput / r.bare.throughput).toFixed(2)} |`);
+  const clusterCpu = r.cluster.cpuMs + r.cluster.redisCpuMs;
+  console.log(`| ${r.parallel} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(r.cluster.p50)} | ${f(r.cluster.p95)} | ${(r.cluster.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(r.cluster.throughput)} | ${(r.cluster.throughput / r.bare.throughput).toFixed(2)} | ${f(r.bare.cpuMs)} | ${f(clusterCpu)} (${f(r.cluster.redisCpuMs)}) | ${(clusterCpu / r.bare.cpuMs).toFixed(2)}x |`);
 }
 if (HOPS) {
   console.log(`\n## Hops of a cluster scrape at one in flight (ms; per request: mean over ${REQUESTS} requests)\n`);
@@ -106,5 +127,6 @@ if (HOPS) {
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: pages.length, rows }, null, 2));
 
+redis.disconnect();
 await cluster.close();
 site.close();

@@ -21,7 +21,7 @@ import { searchRoutes } from './routes/search.routes.js';
 import { monitorRoutes } from './routes/monitor.routes.js';
 import { parseRoutes } from './routes/parse.routes.js';
 import { parseUploadRoutes } from './routes/parse-upload.routes.js';
-import { scrapeRoutes } from './routes/scrape.routes.js';
+import { scrapeAuthDeferred, scrapeRoutes } from './routes/scrape.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
 import { v1Routes } from './routes/v1.routes.js';
@@ -115,8 +115,8 @@ export function createApp(deps: AppDeps): Express {
   // Upload URLs carry their own token too.
   const uploadTiming = { urlTtlSec: config.TRAWL_PARSE_UPLOAD_URL_TTL_SEC };
   app.use(parseUploadRoutes({ uploads: deps.parseUploads, documentBodies: deps.documentBodies, timing: uploadTiming, maxFileBytes: config.TRAWL_PARSE_MAX_FILE_BYTES }));
-  app.use(['/v1', '/v2'], apiKeyAuth(deps.teams));
-  app.use(scrapeRoutes({ scrape, limiter: deps.limiter, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
+  app.use(['/v1', '/v2'], apiKeyAuth(deps.teams, { deferTo: scrapeAuthDeferred }));
+  app.use(scrapeRoutes({ scrape, limiter: deps.limiter, teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));
   const publicUrl = config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {};
   app.use(parseRoutes({
     scrape, limiter: deps.limiter, credits: deps.credits, documentBodies: deps.documentBodies,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 import { defineScript } from './redis-script.js';
+import { parseTeam, type Team } from './team-store.js';
 
 /** Result of counting one request against a limit. */
 export interface RateDecision {
@@ -40,6 +41,45 @@ const slidingWindowScript = defineScript({
   },
 });
 
+/*
+ * The team record and its request counted in one call (same hash tag: one slot on Redis Cluster): the
+ * sliding window above, with the limit read from the record. A team that does not exist (no name)
+ * or is disabled is returned without counting anything (the caller refuses the request).
+ * KEYS[1] team hash, KEYS[2] current window counter, KEYS[3] previous window counter
+ * ARGV[1] multiplier of the team's ratePerMinute, ARGV[2] elapsed fraction of the window, ARGV[3] window ms
+ * Returns {team fields (HGETALL)} alone when nothing was counted, else
+ * {fields, allowed (1|0), estimated count after this request, previous count, current count}
+ */
+const TEAM_WINDOW_LUA = `
+local t = redis.call('HGETALL', KEYS[1])
+local name, rate, disabled
+for i = 1, #t, 2 do
+  local f = t[i]
+  if f == 'name' then name = t[i + 1] elseif f == 'ratePerMinute' then rate = t[i + 1] elseif f == 'disabled' then disabled = t[i + 1] end
+end
+if name == nil or name == '' or disabled == '1' then return {t} end
+local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
+local prev = tonumber(redis.call('GET', KEYS[3]) or '0')
+local limit = tonumber(rate) * tonumber(ARGV[1])
+local estimate = prev * (1 - tonumber(ARGV[2])) + cur
+if estimate + 1 > limit then
+  return {t, 0, math.floor(estimate), prev, cur}
+end
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]) * 2)
+return {t, 1, math.floor(estimate + 1), prev, cur}
+`;
+
+const teamWindowScript = defineScript({
+  name: 'trawlTeamRateWindow', numberOfKeys: 3, lua: TEAM_WINDOW_LUA,
+  decode: (reply) => {
+    const [flat, allowed, count, prev, cur] = reply as [string[], ...number[]];
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+    return { fields, counted: allowed !== undefined, allowed: Number(allowed) === 1, count: Number(count ?? 0), prev: Number(prev ?? 0), cur: Number(cur ?? 0) };
+  },
+});
+
 /** Per-team request rate limits, shared by every API process through Redis. */
 export class RateLimiter {
   private readonly windowMs = 60_000;
@@ -58,16 +98,39 @@ export class RateLimiter {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     const elapsed = (now % this.windowMs) / this.windowMs;
-    const { allowed: ok, count, prev, cur } = await slidingWindowScript.run(
+    const { allowed, count, prev, cur } = await slidingWindowScript.run(
       this.redis,
       [this.keys.rate(teamId, bucket, window), this.keys.rate(teamId, bucket, window - 1)],
       [String(limitPerMinute), String(elapsed), String(this.windowMs)],
     );
+    return this.decision(limitPerMinute, allowed, count, prev, cur, elapsed);
+  }
+
+  /**
+   * Reads the team and counts one request of it in `bucket` against its `ratePerMinute * multiplier`,
+   * in one round trip ({@link consume} after {@link TeamStore.get}, atomically). A team that does not
+   * exist is null; a disabled team is returned with no decision: neither is counted.
+   */
+  async consumeWithTeam(teamId: string, bucket: string, multiplier: number): Promise<{ team: Team | null; decision: RateDecision | null }> {
+    const now = this.now();
+    const window = Math.floor(now / this.windowMs);
+    const elapsed = (now % this.windowMs) / this.windowMs;
+    const r = await teamWindowScript.run(
+      this.redis,
+      [this.keys.team(teamId), this.keys.rate(teamId, bucket, window), this.keys.rate(teamId, bucket, window - 1)],
+      [String(multiplier), String(elapsed), String(this.windowMs)],
+    );
+    const team = parseTeam(teamId, r.fields);
+    if (!team || !r.counted) return { team, decision: null };
+    return { team, decision: this.decision(team.ratePerMinute * multiplier, r.allowed, r.count, r.prev, r.cur, elapsed) };
+  }
+
+  private decision(limit: number, allowed: boolean, count: number, prev: number, cur: number, elapsed: number): RateDecision {
     return {
-      allowed: ok,
-      limit: limitPerMinute,
-      remaining: Math.max(0, limitPerMinute - count),
-      retryAfterSec: ok ? 0 : Math.max(1, Math.ceil(waitUntilAllowed(prev, cur, limitPerMinute, elapsed) * this.windowMs / 1000)),
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - count),
+      retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil(waitUntilAllowed(prev, cur, limit, elapsed) * this.windowMs / 1000)),
     };
   }
 }

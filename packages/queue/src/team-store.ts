@@ -46,7 +46,8 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-function parseTeam(id: string, h: Record<string, string>): Team | null {
+/** A team from its Redis hash; null when there is none (no name). */
+export function parseTeam(id: string, h: Record<string, string>): Team | null {
   if (!h.name) return null;
   return {
     id,
@@ -153,20 +154,34 @@ export class TeamStore {
    * command) it is refused here within `maxAgeMs`. Only valid keys are remembered.
    */
   async resolveKeyCached(key: string, maxAgeMs: number, now: number = Date.now()): Promise<Team | null> {
+    const teamId = await this.teamIdOfKeyCached(key, maxAgeMs, now);
+    const team = teamId ? await this.get(teamId) : null;
+    if (!team) this.forgetKey(key);
+    return team;
+  }
+
+  /**
+   * The team id of `key`, remembered as {@link resolveKeyCached} does, without reading the team: for a
+   * caller that reads the team itself (with its rate limit: `RateLimiter.consumeWithTeam`), and calls
+   * {@link forgetKey} when it does not exist. Null for an unknown key.
+   */
+  async teamIdOfKeyCached(key: string, maxAgeMs: number, now: number = Date.now()): Promise<string | null> {
     const hash = hashApiKey(key);
     const cached = this.keyCache.get(hash);
-    const fresh = cached !== undefined && now - cached.at < maxAgeMs;
-    const teamId = fresh ? cached.teamId : await this.redis.get(this.keys.apiKey(hash));
-    const team = teamId ? await this.get(teamId) : null;
-    if (!team) {
+    if (cached !== undefined && now - cached.at < maxAgeMs) return cached.teamId;
+    const teamId = await this.redis.get(this.keys.apiKey(hash));
+    if (!teamId) {
       this.keyCache.delete(hash);
       return null;
     }
-    if (!fresh) {
-      if (this.keyCache.size >= KEY_CACHE_MAX_ENTRIES) this.keyCache.clear();
-      this.keyCache.set(hash, { teamId: team.id, at: now });
-    }
-    return team;
+    if (this.keyCache.size >= KEY_CACHE_MAX_ENTRIES) this.keyCache.clear();
+    this.keyCache.set(hash, { teamId, at: now });
+    return teamId;
+  }
+
+  /** Forgets what {@link teamIdOfKeyCached} remembered of `key` (its team is gone). */
+  forgetKey(key: string): void {
+    this.keyCache.delete(hashApiKey(key));
   }
 
   /** Whether an administrator disabled the team. */

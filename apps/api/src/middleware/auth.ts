@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { TrawlError } from '@trawl/api-schema';
-import { hopTimingOn, recordHop, timeHop, type TeamStore } from '@trawl/queue';
+import { hopTimingOn, recordHop, timeHop, type Team, type TeamStore } from '@trawl/queue';
 
 function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -26,19 +26,33 @@ function basicPassword(header: string | undefined): string | null {
  */
 export const API_KEY_CACHE_MS = 3000;
 
-/** `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise, 403 `TEAM_DISABLED` for a disabled team. */
-export function apiKeyAuth(teams: TeamStore): RequestHandler {
+/**
+ * `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise, 403 `TEAM_DISABLED` for a disabled team.
+ * `deferTo`: requests whose route authenticates itself, reading the team with its rate limit in one
+ * round trip (`rateLimit(limiter, bucket, teams)`, which must be that route's first handler): only the
+ * header is checked here, and the key is left in `res.locals.apiKey`.
+ */
+export function apiKeyAuth(teams: TeamStore, opts: { deferTo?: (req: Request) => boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     if (hopTimingOn() && typeof res.locals.hopT0 === 'number') recordHop('gateway:before-auth', performance.now() - res.locals.hopT0);
     const key = bearer(req.get('authorization'));
     if (!key) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: missing Authorization: Bearer <API key> header');
+    if (opts.deferTo?.(req)) {
+      res.locals.apiKey = key;
+      return next();
+    }
     const team = await timeHop('gateway:auth', () => teams.resolveKeyCached(key, API_KEY_CACHE_MS));
-    if (!team) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid API key');
-    if (team.disabled) throw new TrawlError('TEAM_DISABLED', 'Forbidden: this API key\'s team is disabled');
-    res.locals.team = team;
-    res.locals.log = res.locals.log.child({ teamId: team.id });
+    admitTeam(res, team);
     next();
   };
+}
+
+/** The authenticated team into `res.locals`; 401 when there is none, 403 `TEAM_DISABLED` when it is disabled. */
+export function admitTeam(res: Response, team: Team | null): asserts team is Team {
+  if (!team) throw new TrawlError('UNAUTHORIZED', 'Unauthorized: invalid API key');
+  if (team.disabled) throw new TrawlError('TEAM_DISABLED', 'Forbidden: this API key\'s team is disabled');
+  res.locals.team = team;
+  res.locals.log = res.locals.log.child({ teamId: team.id });
 }
 
 function sameSecret(a: string, b: string): boolean {

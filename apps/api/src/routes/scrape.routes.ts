@@ -1,16 +1,25 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { joinWarnings, jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
-import { hopTimingOn, recordHop, type RateLimiter } from '@trawl/queue';
+import { hopTimingOn, recordHop, type RateLimiter, type TeamStore } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService } from '../services/scrape.service.js';
 
-/** POST /v2/scrape and GET /v2/scrape/:id (behind API-key auth). */
-export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; maxBodyBytes: number; maxJsonDepth?: number }): Router {
+/**
+ * Requests whose API-key authentication `POST /v2/scrape` does itself (`apiKeyAuth`'s `deferTo`): its
+ * rate limit reads the team in the same round trip. Exactly the path the route matches; any other
+ * spelling the router also accepts is authenticated by `apiKeyAuth` first, as every route is.
+ */
+export function scrapeAuthDeferred(req: Request): boolean {
+  return req.method === 'POST' && req.baseUrl + req.path === '/v2/scrape';
+}
+
+/** POST /v2/scrape and GET /v2/scrape/:id (behind API-key auth; see {@link scrapeAuthDeferred}). */
+export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; teams: TeamStore; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
-  router.post('/v2/scrape', rateLimit(deps.limiter, 'api'), jsonBody(deps), async (req, res) => {
+  router.post('/v2/scrape', rateLimit(deps.limiter, 'api', deps.teams), jsonBody(deps), async (req, res) => {
     const tv = hopTimingOn() ? performance.now() : 0;
     const { data: request, warning } = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
     if (tv > 0) recordHop('gateway:validate', performance.now() - tv);

@@ -6,12 +6,23 @@ import type { ScrapeDeps } from './context.js';
 
 type FinishDeps = Pick<ScrapeDeps, 'crawlPages' | 'credits' | 'results' | 'dispatcher' | 'documentBodies' | 'maxResultBytes'> & { now: () => number };
 
+/** What a successful run hands to {@link finishJob}. */
+export interface FinishRun {
+  links?: string[];
+  finalUrl: string;
+  /**
+   * Writes the run started and the outcome must not overtake (the page cache's): awaited together
+   * with the charge (one round trip for both), before the outcome is stored. Never rejects.
+   */
+  pending?: Promise<unknown>;
+}
+
 /**
  * The end of every terminal path of a job: charge (once), store the outcome (which wakes the waiting
  * gateway; a crawl page goes to its crawl), drop a parked document's bytes, then free the slot.
  */
 export async function finishJob(
-  deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string },
+  deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun,
 ): Promise<void> {
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
   // slot (a crash here leaves the slot to the reaper).
@@ -20,7 +31,7 @@ export async function finishJob(
   if (job.document) await deps.documentBodies.delete(job.jobId);
 }
 
-async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: { links?: string[]; finalUrl: string }): Promise<void> {
+async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<void> {
   const stored = enforceResultSize(outcome, deps.maxResultBytes);
   if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
   outcome = stored;
@@ -38,13 +49,15 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   if (job.crawl) {
     const request = job.request as { url: string; formats?: { type: string }[] };
     if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
+    await run?.pending;
     const { billed } = await deps.crawlPages.record(job, request.url, outcome.ok
       ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
       : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
     if (billed && credits > 0) await deps.credits.charge(job.teamId, credits);
     return;
   }
-  if (credits > 0) await deps.credits.charge(job.teamId, credits);
+  // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
+  await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
   await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
     { zeroDataRetention: job.zeroDataRetention },

@@ -188,9 +188,13 @@ export class ScrapePipeline {
         run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
       },
       {
-        // A hit stores no page, only its derived formats (see CacheStep.store).
+        // A hit stores no page, only its derived formats (see CacheStep.store). The writes are sent
+        // now and awaited by finish with the charge: one round trip for both, and the cache is
+        // written before the outcome wakes the gateway.
         name: 'cache-store',
-        run: (ctx) => d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log),
+        run: (ctx) => {
+          ctx.cacheStored = d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log);
+        },
       },
     ];
   }
@@ -212,7 +216,7 @@ export class ScrapePipeline {
       // Billed once, with the outcome: the page's cost plus what its transformers add.
       document.metadata.creditsUsed = withFormatCredits(source.creditsUsed, ctx.transformers.map((t) => t.credits(ctx.request)), { lockdown: ctx.request.lockdown });
       await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: true, document }, ctx.log, {
-        finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}),
+        finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}), ...(ctx.cacheStored ? { pending: ctx.cacheStored } : {}),
       }));
       this.observe(ctx, engine, 'success');
       return { ok: true };
@@ -307,4 +311,6 @@ interface PipelineContext extends ScrapeContext {
   hostLease?: string | undefined;
   /** Whether the team is disabled, read when the run starts (see `run`). */
   teamDisabled?: Promise<boolean>;
+  /** The cache writes the cache-store step sent (never rejects); finish awaits them with the charge. */
+  cacheStored?: Promise<void>;
 }

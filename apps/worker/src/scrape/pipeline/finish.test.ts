@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Document } from '@trawl/api-schema';
+import { createLogger } from '@trawl/observability';
+import type { ScrapeJob } from '@trawl/queue';
+import { finishJob } from './finish.js';
+
+type Deps = Parameters<typeof finishJob>[0];
+
+/** Stand-ins of the ledger, the result store and the dispatcher that record what was asked of them, in order. */
+function recordingDeps(events: string[]): Deps {
+  return {
+    credits: { charge: async (_team: string, amount: number) => { events.push(`charge ${amount}`); return amount; } },
+    results: { put: async () => { events.push('put'); } },
+    dispatcher: { release: async () => { events.push('release'); return true; } },
+    documentBodies: { delete: async () => undefined },
+    crawlPages: {},
+    maxResultBytes: 10_000_000,
+    now: () => 0,
+  } as unknown as Deps;
+}
+
+const job: ScrapeJob = {
+  v: 1, jobId: '00000000-0000-4000-8000-000000000001', teamId: 'team', mode: 'sync', deadline: 0, zeroDataRetention: false,
+  request: { url: 'https://example.com/' } as ScrapeJob['request'],
+};
+const log = createLogger({ role: 'test', level: 'silent' });
+
+/** Writes that end a tick after they start, recording when they are done. */
+function pendingWrites(events: string[]): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => { events.push('cache written'); });
+}
+
+describe('finishJob', () => {
+  it('sends the charge while the cache writes are in flight, and stores the outcome only after both', async () => {
+    const events: string[] = [];
+    const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
+    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', pending: pendingWrites(events) });
+    expect(events).toEqual(['charge 1', 'cache written', 'put', 'release']);
+  });
+
+  it('stores the outcome after the cache writes when there is nothing to charge', async () => {
+    const events: string[] = [];
+    const document: Document = { metadata: { statusCode: 200, creditsUsed: 0 } } as Document;
+    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', pending: pendingWrites(events) });
+    expect(events).toEqual(['cache written', 'put', 'release']);
+  });
+});
