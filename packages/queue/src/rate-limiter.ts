@@ -20,17 +20,22 @@ export interface RateDecision {
  * ARGV[1] limit, ARGV[2] elapsed fraction of the current window (0..1), ARGV[3] window ms
  * Returns {allowed (1|0), estimated count after this request, previous count, current count}
  */
-const SLIDING_WINDOW_LUA = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-local prev = tonumber(redis.call('GET', KEYS[2]) or '0')
-local limit = tonumber(ARGV[1])
-local estimate = prev * (1 - tonumber(ARGV[2])) + cur
-if estimate + 1 > limit then
-  return {0, math.floor(estimate), prev, cur}
+const WINDOW_FN = `
+local function window(curKey, prevKey, limit, elapsed, windowMs)
+  local cur = tonumber(redis.call('GET', curKey) or '0')
+  local prev = tonumber(redis.call('GET', prevKey) or '0')
+  local estimate = prev * (1 - elapsed) + cur
+  if estimate + 1 > limit then
+    return {0, math.floor(estimate), prev, cur}
+  end
+  redis.call('INCR', curKey)
+  redis.call('PEXPIRE', curKey, windowMs * 2)
+  return {1, math.floor(estimate + 1), prev, cur}
 end
-redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
-return {1, math.floor(estimate + 1)}
+`;
+
+const SLIDING_WINDOW_LUA = `${WINDOW_FN}
+return window(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 `;
 
 const slidingWindowScript = defineScript({
@@ -43,14 +48,14 @@ const slidingWindowScript = defineScript({
 
 /*
  * The team record and its request counted in one call (same hash tag: one slot on Redis Cluster): the
- * sliding window above, with the limit read from the record. A team that does not exist (no name)
+ * same sliding window, with the limit read from the record. A team that does not exist (no name)
  * or is disabled is returned without counting anything (the caller refuses the request).
  * KEYS[1] team hash, KEYS[2] current window counter, KEYS[3] previous window counter
  * ARGV[1] multiplier of the team's ratePerMinute, ARGV[2] elapsed fraction of the window, ARGV[3] window ms
  * Returns {team fields (HGETALL)} alone when nothing was counted, else
  * {fields, allowed (1|0), estimated count after this request, previous count, current count}
  */
-const TEAM_WINDOW_LUA = `
+const TEAM_WINDOW_LUA = `${WINDOW_FN}
 local t = redis.call('HGETALL', KEYS[1])
 local name, rate, disabled
 for i = 1, #t, 2 do
@@ -58,16 +63,8 @@ for i = 1, #t, 2 do
   if f == 'name' then name = t[i + 1] elseif f == 'ratePerMinute' then rate = t[i + 1] elseif f == 'disabled' then disabled = t[i + 1] end
 end
 if name == nil or name == '' or disabled == '1' then return {t} end
-local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
-local prev = tonumber(redis.call('GET', KEYS[3]) or '0')
-local limit = tonumber(rate) * tonumber(ARGV[1])
-local estimate = prev * (1 - tonumber(ARGV[2])) + cur
-if estimate + 1 > limit then
-  return {t, 0, math.floor(estimate), prev, cur}
-end
-redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]) * 2)
-return {t, 1, math.floor(estimate + 1), prev, cur}
+local w = window(KEYS[2], KEYS[3], (tonumber(rate) or 0) * tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+return {t, w[1], w[2], w[3], w[4]}
 `;
 
 const teamWindowScript = defineScript({
