@@ -326,6 +326,16 @@ describe('webhook delivery', () => {
     expect(await sender.sendBatch(TEAM, { url: receiver.url, events: ['completed'] }, events)).toEqual([]);
   }, 30_000);
 
+  it('a batched job whose last attempt fails one delivery still POSTs the ones after it', async () => {
+    const { queues, outcomes, registry } = await setup();
+    const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 1 });
+    const receiver = await new Receiver((payload) => (payload.id === 'p0' ? 503 : 200)).start();
+    const ids = await sender.sendBatch(TEAM, { url: receiver.url }, ['p0', 'p1'].map((id) => ({ type: 'crawl.page' as const, id })));
+    await outcomes.until(() => outcomes.failed.has(ids[0]!));
+    expect(receiver.received.map((r) => `${r.payload.id}:${r.status}`)).toEqual(['p0:503', 'p1:200']);
+    expect(await deliveriesByOutcome(registry)).toEqual({ delivered: 1, failed: 1 });
+  }, 30_000);
+
   it('waits for the Retry-After of a 429 rather than the shorter backoff', async () => {
     const { sender, outcomes } = await setup();
     const receiver = await new Receiver((_p, self) => (self.received.length === 0 ? { status: 429, headers: { 'retry-after': '1' } } : 200)).start();

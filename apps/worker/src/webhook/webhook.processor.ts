@@ -81,6 +81,8 @@ export class WebhookProcessor {
       const verdict = await this.deliver({ ...job, webhookId: d.webhookId, body: d.body }, bullJob);
       if (verdict.kind === 'delivered') status = verdict.status;
       else if (verdict.kind === 'rejected') rejected ??= verdict.message;
+      // The job's last attempt: this delivery is given up, the ones after it still get their POST.
+      else if (bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1)) rejected ??= verdict.error.message;
       else {
         const [next, ...rest] = deliveries.slice(i);
         if (i > 0) {
