@@ -22,6 +22,9 @@
 //                    calls made inside scripts) and the worker's CPU ms per page; --cpu-prof DIR also
 //                    writes the worker's V8 CPU profile there.
 //                    --site jena crawls the Jena mirror instead.
+//   --mode hops      one crawl with the cluster in this process (worker roles as above): where a page's
+//                    time goes, hop by hop (the `trawl:hop` diagnostics channel); --site jena as above.
+//                    A TRAWL_* variable in the bench's environment reaches the cluster (compare and hops modes).
 //   --mode memory    one crawl of --pages pages (default 10000 here): the worker's RSS sampled every
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected).
@@ -564,7 +567,9 @@ if (MODE === 'hops') {
  */
 async function runHops() {
   const { subscribe } = await import('node:diagnostics_channel');
-  const site = await GeneratedSite.start({ pages: PAGES });
+  const onJena = argText('site', 'generated') === 'jena';
+  const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
+  const seed = onJena ? `${site.origin}/` : site.url('/');
   const warm = await GeneratedSite.start({ pages: 100 });
   const cluster = await startCluster();
   const hooks = await startWebhookReceiver();
@@ -575,8 +580,8 @@ async function runHops() {
       if (!hops.has(hop)) hops.set(hop, []);
       hops.get(hop).push(ms);
     });
-    const r = await measure('trawl', trawlCrawl, handle(site.url('/'), site), { cluster, hooks });
-    console.log(`\n## Trawl hops, generated site (${PAGES} pages), concurrency ${CONCURRENCY}: ${r.pages} documents in ${f(r.elapsedMs / 1000, 2)} s, ${f(r.pagesPerSec)} pages/s; page wall time at this concurrency: ${f((CONCURRENCY * r.elapsedMs) / r.pages)} ms\n`);
+    const r = await measure('trawl', trawlCrawl, handle(seed, site), { cluster, hooks });
+    console.log(`\n## Trawl hops, ${onJena ? 'jena' : `generated site (${PAGES} pages)`}, ${r.requests} site requests, concurrency ${CONCURRENCY}: ${r.pages} documents in ${f(r.elapsedMs / 1000, 2)} s, ${f(r.pagesPerSec)} pages/s; page wall time at this concurrency: ${f((CONCURRENCY * r.elapsedMs) / r.pages)} ms\n`);
     console.log('| hop | count | mean ms | p50 ms | p90 ms | ms per page |\n|---|---|---|---|---|---|');
     for (const [hop, ms] of [...hops].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0))) {
       const sorted = [...ms].sort((a, b) => a - b);
