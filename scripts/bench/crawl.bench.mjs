@@ -22,6 +22,9 @@
 //                    calls made inside scripts) and the worker's CPU ms per page; --cpu-prof DIR also
 //                    writes the worker's V8 CPU profile there.
 //                    --site jena crawls the Jena mirror instead.
+//   --mode hops      one crawl with the cluster in this process (worker roles as above): where a page's
+//                    time goes, hop by hop (the `trawl:hop` diagnostics channel); --site jena as above.
+//                    A TRAWL_* variable in the bench's environment reaches the cluster (compare and hops modes).
 //   --mode memory    one crawl of --pages pages (default 10000 here): the worker's RSS sampled every
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected).
@@ -72,7 +75,8 @@ const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker
 const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
 const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
 const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
-const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/index.js'));
+// generated-site.js directly: the package index also exports Jest fixtures, which need Jest's globals.
+const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/generated-site.js'));
 const { fetch: undiciFetch } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
 const { CheerioCrawler, Configuration, log: crawleeLog } = await import('@crawlee/cheerio');
 crawleeLog.setLevel(crawleeLog.LEVELS.OFF);
@@ -283,7 +287,7 @@ async function trawlCrawl(seed, { signal, cluster, hooks }) {
     body: JSON.stringify({
       // maxAge 0: every round fetches, as Crawlee does (the cache would serve repeated rounds).
       url: seed, limit: LIMIT, sitemap: 'skip', maxConcurrency: CONCURRENCY, scrapeOptions: { formats: ['markdown'], maxAge: 0 },
-      webhook: { url: hooks.url, events: ['page', 'completed', 'failed'] },
+      webhook: { url: hooks.url, events: process.env.BENCH_NO_PAGE_HOOKS ? ['completed', 'failed'] : ['page', 'completed', 'failed'] },
     }),
   });
   if (res.status === 404) return { skipped: 'POST /v2/crawl answered 404: the crawl API is not merged on this branch yet' };
@@ -344,6 +348,8 @@ async function startCluster() {
   const env = {
     REDIS_URL: redis.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
     TRAWL_BOOTSTRAP_API_KEY: 'tr-bench-key-0123456789', TRAWL_WORKER_PORT: '0', ...roleEnv(dir),
+    // A TRAWL_* setting of the bench's own environment applies (TRAWL_WEBHOOK_PAGE_BATCH=1: a job per page event).
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TRAWL_') && k !== 'TRAWL_WORKER_ROLES')),
     // Politeness as shipped (adaptive per host, TRAWL_CRAWL_HOST_* defaults): defaults on every side.
   };
   const logger = createLogger({ role: 'bench', level: 'silent' });
@@ -548,6 +554,46 @@ const handle = (url, site) => ({ url, resetCounters: () => site.resetCounters(),
 if (MODE === 'profile' || MODE === 'memory') {
   await runAlone();
   process.exit(0);
+}
+if (MODE === 'hops') {
+  await runHops();
+  process.exit(0);
+}
+
+/**
+ * --mode hops: one Trawl crawl of the generated site with the cluster in this process, and where a
+ * page's time goes, hop by hop (the `trawl:hop` diagnostics channel: admission, BullMQ add, pick-up,
+ * each pipeline step, recording, release), with the page's whole wall time for comparison.
+ */
+async function runHops() {
+  const { subscribe } = await import('node:diagnostics_channel');
+  const onJena = argText('site', 'generated') === 'jena';
+  const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
+  const seed = onJena ? `${site.origin}/` : site.url('/');
+  const warm = await GeneratedSite.start({ pages: 100 });
+  const cluster = await startCluster();
+  const hooks = await startWebhookReceiver();
+  try {
+    await measure('trawl', trawlCrawl, handle(warm.url('/'), warm), { cluster, hooks });
+    const hops = new Map();
+    subscribe('trawl:hop', ({ hop, ms }) => {
+      if (!hops.has(hop)) hops.set(hop, []);
+      hops.get(hop).push(ms);
+    });
+    const r = await measure('trawl', trawlCrawl, handle(seed, site), { cluster, hooks });
+    console.log(`\n## Trawl hops, ${onJena ? 'jena' : `generated site (${PAGES} pages)`}, ${r.requests} site requests, concurrency ${CONCURRENCY}: ${r.pages} documents in ${f(r.elapsedMs / 1000, 2)} s, ${f(r.pagesPerSec)} pages/s; page wall time at this concurrency: ${f((CONCURRENCY * r.elapsedMs) / r.pages)} ms\n`);
+    console.log('| hop | count | mean ms | p50 ms | p90 ms | ms per page |\n|---|---|---|---|---|---|');
+    for (const [hop, ms] of [...hops].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0))) {
+      const sorted = [...ms].sort((a, b) => a - b);
+      const sum = ms.reduce((a, b) => a + b, 0);
+      console.log(`| ${hop} | ${ms.length} | ${f(sum / ms.length, 2)} | ${f(sorted[Math.floor(ms.length / 2)], 2)} | ${f(sorted[Math.floor(ms.length * 0.9)], 2)} | ${f(sum / r.pages, 2)} |`);
+    }
+  } finally {
+    await hooks.close();
+    await cluster.close();
+    await site.close();
+    await warm.close();
+  }
 }
 
 const jena = await startStaticSite(JENA, 'https://jena.apache.org');

@@ -11,6 +11,11 @@ export const webhookEnv = {
   /** Delivery attempts including the first; the default retries for about 8.5 minutes. Default 10. */
   TRAWL_WEBHOOK_ATTEMPTS: envInt(10, { min: 1, max: 50 }),
   /**
+   * Page events (`crawl.page`, `batch_scrape.page`) of one crawl gathered into one delivery job, at
+   * most, waiting at most 25 ms for more: the same payloads, one POST each. 1: one job per page. Default 25.
+   */
+  TRAWL_WEBHOOK_PAGE_BATCH: envInt(25, { min: 1, max: 100 }),
+  /**
    * Allow webhook URLs on loopback, private, link-local and metadata addresses (so does
    * `TRAWL_ALLOW_PRIVATE_TARGETS`). Default false.
    */

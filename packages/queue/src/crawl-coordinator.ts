@@ -82,7 +82,8 @@ export class CrawlCoordinator {
       return;
     }
     const crawl = result.pages.length > 0 || result.state === 'wait' ? (known ?? (await this.store.get(crawlId))) : null;
-    if (crawl) for (const page of result.pages) await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
+    // Together: their commands go out in this order (admission keeps it), without a round trip each.
+    if (crawl) await Promise.all(result.pages.map((page) => this.submit(crawl, page.jobId, page.url, page.depth, page.hidden)));
     if (result.state === 'wait' && crawl) {
       const job: CrawlQueueJob = { v: 1, kind: 'pump', crawlId, teamId: crawl.teamId };
       await this.queues.get('crawl').add('pump', job, {

@@ -73,7 +73,7 @@ export { PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentF
 export { cacheKeyOf, cacheReadOf, derivableFormats, derivableRequest, derivedOptionsHash, mayStore, parserSignature, staleReason, unusableReason, type CacheRead } from './cache-policy.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';
-export { webhookCrawlNotifier } from './crawl-notifier.js';
+export { webhookCrawlNotifier, type BufferedCrawlNotifier, type PageEventBatching } from './crawl-notifier.js';
 export {
   MonitorStore,
   EMPTY_SUMMARY,

@@ -158,6 +158,11 @@ export const webhookJobSchema = z.object({
   event: z.enum(WEBHOOK_EVENT_TYPES),
   /** The job's zero data retention: the delivery record is deleted as soon as it ends. */
   zeroDataRetention: z.boolean(),
+  /**
+   * More deliveries of the same event type to the same webhook, POSTed one by one after this one
+   * (a crawl's page events, batched: one job for many pages). Each keeps its own `webhookId`.
+   */
+  more: z.array(z.object({ webhookId: z.uuid(), body: webhookPayloadSchema.loose() })).max(1_000).optional(),
 });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
 

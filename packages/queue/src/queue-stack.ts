@@ -3,8 +3,7 @@ import { Admission } from './admission.js';
 import { ChangeStore } from './change-store.js';
 import { ClusterStats } from './cluster-stats.js';
 import { CrawlCoordinator } from './crawl-coordinator.js';
-import { webhookCrawlNotifier } from './crawl-notifier.js';
-import type { CrawlNotifier } from './crawl-coordinator.js';
+import { webhookCrawlNotifier, type BufferedCrawlNotifier } from './crawl-notifier.js';
 import { CrawlStore } from './crawl-store.js';
 import { CreditLedger } from './credit-ledger.js';
 import { DocumentBodyStore } from './document-body-store.js';
@@ -40,6 +39,8 @@ export interface QueueStackConfig {
   TRAWL_WEBHOOK_BACKOFF_MS: number;
   /** Webhook delivery attempts. */
   TRAWL_WEBHOOK_ATTEMPTS: number;
+  /** Page events of a crawl per delivery job, at most (1: one job per page). */
+  TRAWL_WEBHOOK_PAGE_BATCH: number;
 }
 
 /** Options of {@link createQueueStack}. */
@@ -78,7 +79,8 @@ export interface QueueStack {
   cancellations: JobCancellations;
   crawls: CrawlStore;
   coordinator: CrawlCoordinator;
-  notify: CrawlNotifier;
+  /** Crawl events as webhooks; page events are batched per crawl (flushed by {@link close}). */
+  notify: BufferedCrawlNotifier;
   webhooks: WebhookSender;
   monitors: MonitorStore;
   /** Extract records (`POST /v2/extract`). */
@@ -112,7 +114,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
   const dispatcher = new JobDispatcher(redis, keys, admission, queues);
   const crawls = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
-  const notify = webhookCrawlNotifier(webhooks, opts.onWebhookError);
+  const notify = webhookCrawlNotifier(webhooks, opts.onWebhookError, { maxEvents: config.TRAWL_WEBHOOK_PAGE_BATCH });
   const monitorScheduler = new MonitorScheduler(queues);
   const monitorEnded = monitorCrawlEnded(monitorScheduler);
   const extractEnded = extractBatchEnded(queues);
@@ -144,6 +146,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
       return client;
     },
     async close() {
+      await notify.flush(); // page events held for batching go out before the queues close
       await queues.close();
       for (const client of extra.reverse()) client.disconnect();
       // Never waits on a dead Redis (bounded QUIT, then disconnect).

@@ -13,9 +13,9 @@ export interface WebhookSenderOptions {
 }
 
 /**
- * Producer of webhook deliveries: builds the payload and enqueues one `webhook` job per event; workers
- * of the `http` role POST it and retry with backoff. Deliveries of one job are independent: receivers
- * must not rely on their order.
+ * Producer of webhook deliveries: builds the payload and enqueues one `webhook` job per event (or one
+ * for a batch of events, {@link sendBatch}); workers of the `http` role POST it and retry with
+ * backoff. Deliveries of different jobs are independent: receivers must not rely on their order.
  */
 export class WebhookSender {
   private readonly backoffMs: number;
@@ -64,4 +64,54 @@ export class WebhookSender {
     });
     return webhookId;
   }
+
+  /**
+   * Enqueues several events of one type for the webhook `config` as one job: the same payloads, each
+   * with its own `webhookId`, POSTed in order by one delivery job (a crawl's page events: one queue
+   * job for many pages instead of one each).
+   * @returns the deliveries' `webhookId`s (empty when the `events` filter selects none).
+   */
+  async sendBatch(
+    teamId: string,
+    config: WebhookConfig | undefined,
+    events: readonly WebhookEvent[],
+    options: { zeroDataRetention?: boolean } = {},
+  ): Promise<string[]> {
+    const selected = config === undefined ? [] : events.filter((e) => webhookEventSelected(config.events, e.type));
+    if (config === undefined || selected.length === 0) return [];
+    if (selected.length === 1) {
+      const id = await this.send(teamId, config, selected[0]!, options);
+      return id === null ? [] : [id];
+    }
+    const ids: string[] = [];
+    // One job per event type, at most MAX_BATCH deliveries each (the job schema's bound).
+    const byType = new Map<WebhookEvent['type'], WebhookEvent[]>();
+    for (const e of selected) byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
+    const zeroDataRetention = options.zeroDataRetention ?? false;
+    const policy = JOB_CATALOG.webhook.policy;
+    for (const [type, list] of byType) {
+      for (let i = 0; i < list.length; i += MAX_BATCH) {
+        const deliveries = list.slice(i, i + MAX_BATCH).map((e) => {
+          const webhookId = randomUUID();
+          return { webhookId, body: buildWebhookPayload(webhookId, config, e) };
+        });
+        const [first, ...more] = deliveries;
+        const job: WebhookJob = {
+          v: 1, webhookId: first!.webhookId, teamId, url: config.url, headers: config.headers ?? {}, body: first!.body,
+          event: type, zeroDataRetention, ...(more.length > 0 ? { more } : {}),
+        };
+        await this.queues.get('webhook').add(type, job, {
+          jobId: first!.webhookId,
+          attempts: this.attempts,
+          backoff: { type: policy.backoffType, delay: this.backoffMs },
+          ...(zeroDataRetention ? { removeOnComplete: true, removeOnFail: true } : {}),
+        });
+        ids.push(...deliveries.map((d) => d.webhookId));
+      }
+    }
+    return ids;
+  }
 }
+
+/** Deliveries per batched job (the webhook job schema's bound on `more`, plus the first). */
+const MAX_BATCH = 500;

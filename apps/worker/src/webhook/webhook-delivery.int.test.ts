@@ -294,6 +294,48 @@ describe('webhook delivery', () => {
     expect(await deliveriesByOutcome(registry)).toEqual({ failed: 1 });
   }, 30_000);
 
+  it('a batched job POSTs each event once, in order, its own id and signature each; a retry resumes at the failed one', async () => {
+    const { sender, outcomes, queues, registry } = await setup({ secret: SECRET });
+    // The third delivery gets a 503 twice, the fifth a 400 (rejected for good); the others 200.
+    const answers = new Map<string, number>();
+    const receiver = await new Receiver((payload) => {
+      const n = (answers.get(payload.id) ?? 0) + 1;
+      answers.set(payload.id, n);
+      if (payload.id === 'p2' && n <= 2) return 503;
+      return payload.id === 'p4' ? 400 : 200;
+    }).start();
+    const config: WebhookConfig = { url: receiver.url, metadata: { run: 'b' } };
+    const events = Array.from({ length: 6 }, (_, i) => ({ type: 'crawl.page' as const, id: `p${i}`, data: { markdown: `page ${i}` } }));
+    const ids = await sender.sendBatch(TEAM, config, events);
+    expect(ids).toHaveLength(6);
+    await outcomes.until(() => outcomes.failed.has(ids[0]!));
+
+    // One job for the six events: POSTs p0 p1 p2(503), then p2(503), then p2 p3 p4(400) p5.
+    expect(receiver.received.map((r) => `${r.payload.id}:${r.status}`)).toEqual([
+      'p0:200', 'p1:200', 'p2:503', 'p2:503', 'p2:200', 'p3:200', 'p4:400', 'p5:200',
+    ]);
+    for (const r of receiver.received) {
+      expect(r.payload.webhookId).toBe(ids[Number(r.payload.id.slice(1))]);
+      expect(r.payload).toMatchObject({ success: true, type: 'crawl.page', data: [{ markdown: `page ${r.payload.id.slice(1)}` }], metadata: { run: 'b' } });
+      expect(verifies(SECRET, r.raw, r.headers['x-firecrawl-signature'])).toBe(true);
+    }
+    expect(outcomes.failed.get(ids[0]!)).toMatch(/status 400/);
+    expect(await queues.get('webhook').getJob(ids[1]!)).toBeUndefined();
+    expect(await deliveriesByOutcome(registry)).toEqual({ delivered: 5, retry: 2, failed: 1 });
+    // A filter that selects none of the events queues nothing.
+    expect(await sender.sendBatch(TEAM, { url: receiver.url, events: ['completed'] }, events)).toEqual([]);
+  }, 30_000);
+
+  it('a batched job whose last attempt fails one delivery still POSTs the ones after it', async () => {
+    const { queues, outcomes, registry } = await setup();
+    const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 1 });
+    const receiver = await new Receiver((payload) => (payload.id === 'p0' ? 503 : 200)).start();
+    const ids = await sender.sendBatch(TEAM, { url: receiver.url }, ['p0', 'p1'].map((id) => ({ type: 'crawl.page' as const, id })));
+    await outcomes.until(() => outcomes.failed.has(ids[0]!));
+    expect(receiver.received.map((r) => `${r.payload.id}:${r.status}`)).toEqual(['p0:503', 'p1:200']);
+    expect(await deliveriesByOutcome(registry)).toEqual({ delivered: 1, failed: 1 });
+  }, 30_000);
+
   it('waits for the Retry-After of a 429 rather than the shorter backoff', async () => {
     const { sender, outcomes } = await setup();
     const receiver = await new Receiver((_p, self) => (self.received.length === 0 ? { status: 429, headers: { 'retry-after': '1' } } : 200)).start();

@@ -56,7 +56,7 @@ function errorCode(err: unknown): { code: string; details?: unknown } | undefine
 }
 
 /**
- * Delivers one webhook job: POST of the JSON payload, serialised once and signed over those exact
+ * Delivers one webhook job (or each delivery of a batched one, in order): POST of the JSON payload, serialised once and signed over those exact
  * bytes, through the guarded agent, redirects not followed. 2xx delivered; 408/429/5xx, connection
  * errors and timeouts retried with backoff (BullMQ); other answers and blocked targets fail at once.
  * Logs ids, type, status and attempt only: never the URL, headers or body (they may hold secrets).
@@ -70,6 +70,34 @@ export class WebhookProcessor {
 
   async process(bullJob: Job): Promise<{ status: number }> {
     const job = parseJob('webhook', bullJob.data);
+    // A batched job (a crawl's page events) holds more deliveries: POSTed in order, each judged as a
+    // job of its own. One to retry stops the run: the job keeps it and those after it (the delivered
+    // ones are dropped from its data), so none is POSTed twice after a success.
+    const deliveries = [{ webhookId: job.webhookId, body: job.body }, ...(job.more ?? [])];
+    let status = 0;
+    let rejected: string | undefined;
+    for (let i = 0; i < deliveries.length; i += 1) {
+      const d = deliveries[i]!;
+      const verdict = await this.deliver({ ...job, webhookId: d.webhookId, body: d.body }, bullJob);
+      if (verdict.kind === 'delivered') status = verdict.status;
+      else if (verdict.kind === 'rejected') rejected ??= verdict.message;
+      // The job's last attempt: this delivery is given up, the ones after it still get their POST.
+      else if (bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1)) rejected ??= verdict.error.message;
+      else {
+        const [next, ...rest] = deliveries.slice(i);
+        if (i > 0) {
+          const { more: _more, ...single } = job;
+          await bullJob.updateData({ ...single, webhookId: next!.webhookId, body: next!.body, ...(rest.length > 0 ? { more: rest } : {}) });
+        }
+        throw verdict.error;
+      }
+    }
+    if (rejected !== undefined) throw new UnrecoverableError(rejected);
+    return { status };
+  }
+
+  /** One delivery: delivered (its status), rejected for good (the message), or an error to retry. */
+  private async deliver(job: WebhookJob, bullJob: Job): Promise<{ kind: 'delivered'; status: number } | { kind: 'rejected'; message: string } | { kind: 'retry'; error: Error }> {
     const attempt = bullJob.attemptsMade + 1;
     const lastAttempt = attempt >= (bullJob.opts.attempts ?? 1);
     const log = this.deps.logger.child({ queue: 'webhook', webhookId: job.webhookId, teamId: job.teamId, type: job.event, attempt });
@@ -83,6 +111,7 @@ export class WebhookProcessor {
     if (result.kind === 'blocked') {
       record('blocked');
       log.warn({ reason: result.reason }, 'webhook target blocked');
+      // Every delivery of the job goes to the same target: none can succeed.
       throw new UnrecoverableError(`webhook target blocked (${result.reason})`);
     }
     const status = result.kind === 'response' ? result.status : undefined;
@@ -93,17 +122,17 @@ export class WebhookProcessor {
     if (verdict.kind === 'delivered') {
       record('delivered');
       log.info({ status, durationMs: this.now() - started }, 'webhook delivered');
-      return { status: status ?? 0 };
+      return { kind: 'delivered', status: status ?? 0 };
     }
     if (verdict.kind === 'rejected') {
       record('failed');
       log.warn({ status }, 'webhook rejected by the receiver');
-      throw new UnrecoverableError(`webhook rejected: ${reason}`);
+      return { kind: 'rejected', message: `webhook rejected: ${reason}` };
     }
     record(lastAttempt ? 'failed' : 'retry');
     if (lastAttempt) log.warn({ status, reason }, 'webhook delivery gave up');
     else log.info({ status, reason }, 'webhook attempt failed, retrying');
-    throw new WebhookRetryError(`webhook attempt failed: ${reason}`, 'retryAfterMs' in verdict ? verdict.retryAfterMs : undefined);
+    return { kind: 'retry', error: new WebhookRetryError(`webhook attempt failed: ${reason}`, 'retryAfterMs' in verdict ? verdict.retryAfterMs : undefined) };
   }
 
   private headersFor(job: WebhookJob, url: URL, body: Buffer): Record<string, string> {
