@@ -46,7 +46,13 @@ function stripNodeIterative(root: ParentNode, baseUrl: string): void {
     for (const child of node.children) {
       if (isElement(child) && !REMOVED_TAGS.has(child.name)) {
         // Inline event handlers are script too; dropping them keeps the cleaned HTML inert.
-        for (const name in child.attribs) if (name.startsWith('on')) delete child.attribs[name];
+        // Object.keys, not for-in: attribute maps are prototype-less dictionaries, which for-in walks slowly.
+        const attribs = child.attribs;
+        const names = Object.keys(attribs);
+        for (let i = 0; i < names.length; i++) {
+          const name = names[i] as string;
+          if (name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) delete attribs[name];
+        }
         resolveElementUrls(child, baseUrl);
       }
     }

@@ -24,7 +24,8 @@ export interface ParseHtmlOptions {
  * node (parse that text again to read it). A `<template>` element holds its content as a Document
  * fragment, its one child. Elements carry parse5's `namespace` field (the attribute namespace/prefix
  * maps `x-attribsNamespace`/`x-attribsPrefix` only where parse5 or its adapter made the element: HTML
- * attributes have none); no source locations are recorded (`startIndex` stays null).
+ * attributes have none); attribute maps have no prototype (`Object.create(null)`, as the adapter makes
+ * them); no source locations are recorded (`startIndex` stays null).
  *
  * `opts.collect` hands back chosen elements in document order.
  *

@@ -42,11 +42,32 @@ describe('buildStandardDom', () => {
     }
   });
 
+  it('builds stray end-tag syntax, comments cut off by the end or closed by --!>, and raw end tags with attributes', () => {
+    const cases = [
+      '<p>a</>b</ x>c</3 y=">">d',
+      '<p>a<!--b--!>c<!----!>d<!--e---!>f<!--g--!-->h',
+      '<p>a<!--b',
+      '<p>a<!--b-',
+      '<p>a<!--b--',
+      '<p>a<!--b---',
+      '<p>a<!--b<!--',
+      '<p>a<!--',
+      '<p>a<!---',
+      '<script>x</script foo="a>b" bar>after<style>s</style >more<title>t</title/>end',
+    ];
+    for (const html of cases) {
+      const r = buildStandardDom(html);
+      expect(r.unsupported).toBeNull();
+      expect(serializeTree(r.doc as never)).toBe(parse5Tree(html));
+    }
+  });
+
   it('stops where its rules end', () => {
     expect(buildStandardDom('<table>text<tr><td>x</table>').unsupported).toBe('foster text');
     expect(buildStandardDom('<frameset><frame></frameset>').unsupported).toBe('<frameset>');
     expect(buildStandardDom('<math><mi>x</mi></math>').unsupported).toBe('<math>');
     expect(buildStandardDom('<p>a\0b').unsupported).toBe('nul or bom');
+    expect(buildStandardDom('<p>a<!--b--!').unsupported).toBe('unclosed comment');
     expect(buildStandardDom('<div>'.repeat(50), 40).unsupported).toBe(TOO_DEEP);
   });
 

@@ -108,6 +108,13 @@ class Unsupported {
 
 type Attribs = Record<string, string>;
 
+/**
+ * A fresh attribute map without a prototype, as parse5's adapter makes them. V8 keeps such an object in
+ * dictionary mode from the start: adding a property is a hash insert, not a hidden-class transition
+ * (attribute names vary so much that the transitions cost more than the rest of the tokenizer).
+ */
+const newAttribs = (): Attribs => Object.create(null) as Attribs;
+
 function makeElement(name: string, attribs: Attribs): Element {
   const el = new Element(name, attribs, []) as Element & Record<string, unknown>;
   el.namespace = NS_HTML;
@@ -296,8 +303,8 @@ class StandardBuilder {
         }
         if (value.includes('&')) value = decodeHTMLAttribute(value);
       }
-      // The first of repeated attributes wins.
-      if (attribs !== null && (count === 0 || !Object.prototype.hasOwnProperty.call(attribs, attr))) {
+      // The first of repeated attributes wins (the map has no prototype: undefined means not set yet).
+      if (attribs !== null && (count === 0 || attribs[attr] === undefined)) {
         if (attr === '__proto__') throw new Unsupported('__proto__');
         attribs[attr] = value;
       }
@@ -308,7 +315,7 @@ class StandardBuilder {
 
   private startTagToken(lt: number): number {
     const name = this.readName(lt + 1, false);
-    const attribs: Attribs = {};
+    const attribs: Attribs = newAttribs();
     const p = this.readAttributes(this.nameEnd, attribs);
     const selfClosing = this.selfClosing;
     this.pos = p;
@@ -335,7 +342,13 @@ class StandardBuilder {
 
   private endTagToken(lt: number): number {
     const html = this.html;
-    if (!isAlpha(html.charCodeAt(lt + 2))) throw new Unsupported('odd end tag');
+    const first = html.charCodeAt(lt + 2);
+    if (!isAlpha(first)) {
+      // `</>` is dropped; `</` and another character (`</ x>`, `</3>`) starts a bogus comment up to `>`.
+      if (first === 62) return lt + 3;
+      if (lt + 2 >= html.length) throw new Unsupported('odd end tag');
+      return this.bogusComment(lt, lt + 2);
+    }
     const name = this.readName(lt + 2, false);
     // Attributes of an end tag are read and dropped.
     const p = this.readAttributes(this.nameEnd, null) - 1;
@@ -380,10 +393,17 @@ class StandardBuilder {
   private declarationToken(lt: number): number {
     const html = this.html;
     if (html.startsWith('--', lt + 2)) {
+      // The first `-->` (its dashes may be those of `<!--`) or `--!>` ends the comment.
+      // (Searched within the comment only: a page of many comments is not scanned to its end each time.)
       const close = html.indexOf('-->', lt + 2);
-      if (close < 0) throw new Unsupported('unclosed comment');
-      const data = close < lt + 4 ? '' : html.slice(lt + 4, close);
-      if (data.includes('--!>')) throw new Unsupported('odd comment');
+      const data = close < 0 ? '' : close < lt + 4 ? '' : html.slice(lt + 4, close);
+      const bang = close < 0 ? html.indexOf('--!>', lt + 4) : data.indexOf('--!>');
+      if (bang >= 0) {
+        const end = close < 0 ? bang : lt + 4 + bang;
+        this.comment(html.slice(lt + 4, end));
+        return end + 4;
+      }
+      if (close < 0) return this.commentToEof(lt);
       this.comment(data);
       return close + 3;
     }
@@ -395,6 +415,20 @@ class StandardBuilder {
     }
     if (html.startsWith('[CDATA[', lt + 2)) throw new Unsupported('cdata');
     return this.bogusComment(lt, lt + 2);
+  }
+
+  /**
+   * A comment that `-->` never closes runs to the end of the input, without the one or two dashes it
+   * ends with (they began a `-->` the input cut off); `--!` at the end stops the builder.
+   */
+  private commentToEof(lt: number): number {
+    const html = this.html;
+    const from = lt + 4;
+    if (html.endsWith('--!')) throw new Unsupported('unclosed comment');
+    let end = html.length;
+    for (let dashes = 0; dashes < 2 && end > from && html.charCodeAt(end - 1) === 45; dashes++) end--;
+    this.comment(end > from ? html.slice(from, end) : '');
+    return html.length;
   }
 
   private bogusComment(lt: number, from: number): number {
@@ -423,11 +457,8 @@ class StandardBuilder {
     if (kind === 'rcdata' && text.includes('&')) text = decodeHTML(text);
     if (name === 'textarea' && text.charCodeAt(0) === 10) text = text.slice(1);
     if (text !== '') appendNode(el, new Text(text));
-    const gtAt = at + 2 + name.length;
-    let p = gtAt;
-    while (p < html.length && isSpace(html.charCodeAt(p))) p++;
-    if (html.charCodeAt(p) !== 62) throw new Unsupported('raw end tag with attributes');
-    this.pos = p + 1;
+    // Attributes of the end tag (`</script foo="a>b">`) are read up to its `>` and dropped.
+    this.pos = this.readAttributes(at + 2 + name.length, null);
   }
 
   /** True when `html` has `<` + optional `/` + `script` at `at`, followed by whitespace, `/` or `>`. */
@@ -647,7 +678,7 @@ class StandardBuilder {
     }
     for (; i < n; i++) {
       const old = afe[i] as Element;
-      const attribs: Attribs = {};
+      const attribs: Attribs = newAttribs();
       for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
       afe[i] = this.insert(old.name, attribs);
     }
@@ -737,11 +768,11 @@ class StandardBuilder {
         this.mode = Mode.BeforeHtml;
         return;
       case Mode.BeforeHtml:
-        this.insert('html', {});
+        this.insert('html', newAttribs());
         this.mode = Mode.BeforeHead;
         return;
       case Mode.BeforeHead:
-        this.head = this.insert('head', {});
+        this.head = this.insert('head', newAttribs());
         this.mode = Mode.InHead;
         return;
       case Mode.InHead:
@@ -749,7 +780,7 @@ class StandardBuilder {
         this.mode = Mode.AfterHead;
         return;
       case Mode.AfterHead:
-        this.insert('body', {});
+        this.insert('body', newAttribs());
         this.mode = Mode.InBody;
         return;
       case Mode.InColGroup:
@@ -1185,7 +1216,7 @@ class StandardBuilder {
         return;
       case 'col':
         this.clearBackTo(TABLE_CONTEXT);
-        this.insert('colgroup', {});
+        this.insert('colgroup', newAttribs());
         this.mode = Mode.InColGroup;
         return this.startTag(name, attribs);
       case 'tbody': case 'tfoot': case 'thead':
@@ -1195,7 +1226,7 @@ class StandardBuilder {
         return;
       case 'td': case 'th': case 'tr':
         this.clearBackTo(TABLE_CONTEXT);
-        this.insert('tbody', {});
+        this.insert('tbody', newAttribs());
         this.mode = Mode.InTableBody;
         return this.startTag(name, attribs);
       case 'style': case 'script': case 'template':
@@ -1218,7 +1249,7 @@ class StandardBuilder {
     }
     if (CELLS.has(name)) {
       this.clearBackTo(TBODY_CONTEXT);
-      this.insert('tr', {});
+      this.insert('tr', newAttribs());
       this.mode = Mode.InRow;
       return this.startTag(name, attribs);
     }
@@ -1422,7 +1453,7 @@ class StandardBuilder {
         this.mode = Mode.AfterAfterBody;
         return;
       case 'p':
-        if (this.openP === 0 || !this.inScope('p', BUTTON_SCOPE)) this.insert('p', {});
+        if (this.openP === 0 || !this.inScope('p', BUTTON_SCOPE)) this.insert('p', newAttribs());
         this.impliedEnd('p');
         this.popUntil('p');
         return;
@@ -1459,7 +1490,7 @@ class StandardBuilder {
         return;
       case 'br':
         this.reconstruct();
-        this.insertVoid('br', {});
+        this.insertVoid('br', newAttribs());
         return;
       case 'template': case 'frameset':
         throw new Unsupported(`</${name}>`);

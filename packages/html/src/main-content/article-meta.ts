@@ -133,7 +133,8 @@ const FIRST_TEXT_STEPS = 64;
 
 /** The first non-blank text node below `el` (up to 40 characters of it), within FIRST_TEXT_STEPS nodes. */
 function firstText(el: Element): string {
-  const stack: AnyNode[] = [...el.children].reverse();
+  const stack: AnyNode[] = [];
+  for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i] as AnyNode);
   for (let steps = 0; stack.length > 0 && steps < FIRST_TEXT_STEPS; steps++) {
     const n = stack.pop() as AnyNode;
     if (isText(n)) {

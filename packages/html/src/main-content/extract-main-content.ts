@@ -186,6 +186,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
   if (rootIdx >= 0) rootPositive = tree.positive[rootIdx] as number;
   else for (let i = 0; i < tree.elements.length; i++) if (tree.parent[i] === -1) rootPositive += tree.positive[i] as number;
   const doomed: Element[] = [];
+  let memo: PictureMemo | undefined;
   const end = subtreeEnd(tree, rootIdx);
   for (let j = rootIdx + 1; j < end; j++) {
     const el = tree.elements[j] as Element;
@@ -195,7 +196,7 @@ function prune(tree: ScoredTree, rootIdx: number, opts: { links: boolean; teaser
     let drop = false;
     if ((tree.positive[j] as number) > rootPositive * 0.5) drop = false;
     else if (tree.hint[j] === 'comment') drop = true;
-    else if (opts.links && isCaption(tree, j)) drop = true;
+    else if (opts.links && isCaption(tree, j, (memo ??= newPictureMemo(tree)))) drop = true;
     else if (opts.links && isMetaLine(tree, j)) drop = true;
     else if (opts.teasers?.[j] === 1) drop = true;
     else if (!BLOCK_TAGS.has(el.name) && inProse(tree, j)) drop = false;
@@ -238,26 +239,51 @@ const MAX_CREDIT_TEXT = 80;
  * whose text reads as one ("Foto: Name", "(crédito: ...)", "Name/Shutterstock.com"). Captions
  * themselves stay (readers' copies keep them); the credit line is not part of the article.
  */
-function isCaption(tree: ScoredTree, j: number): boolean {
+function isCaption(tree: ScoredTree, j: number, memo: PictureMemo): boolean {
   const t = tree.text[j] as number;
   if (t === 0 || t > MAX_CREDIT_TEXT) return false;
   const el = tree.elements[j] as Element;
-  if (!nearPicture(tree, j)) return false;
+  if (!nearPicture(tree, j, memo)) return false;
   const cls = el.attribs['class'];
   if (cls !== undefined && CREDIT_CLASS.test(cls)) return true;
   return CREDIT_TEXT.test(textContent(el).replace(/\s+/g, ' ').trim());
 }
 
+/**
+ * What nearPicture found out during one prune pass (the tree does not change until the pass ends):
+ * siblings share their ancestors and parent, which were tested again for each of them.
+ */
+interface PictureMemo {
+  /** By element index: 0 not tested yet, 1 a figure, picture or caption (by tag or class), 2 not. */
+  readonly pictureLike: Uint8Array;
+  /** hasImage(parent, 2) by parent element. */
+  readonly images: Map<Element, boolean>;
+}
+
+function newPictureMemo(tree: ScoredTree): PictureMemo {
+  return { pictureLike: new Uint8Array(tree.elements.length), images: new Map() };
+}
+
 /** In a figure or a caption (up to four levels up), or beside an image. */
-function nearPicture(tree: ScoredTree, j: number): boolean {
+function nearPicture(tree: ScoredTree, j: number, memo: PictureMemo): boolean {
   for (let p = j, up = 0; p >= 0 && up < 4; p = tree.parent[p] as number, up++) {
-    const pe = tree.elements[p] as Element;
-    if (pe.name === 'figure' || pe.name === 'picture' || pe.name === 'figcaption') return true;
-    const pc = pe.attribs['class'];
-    if (pc !== undefined && CAPTION_CLASS.test(pc)) return true;
+    let like = memo.pictureLike[p] as number;
+    if (like === 0) {
+      const pe = tree.elements[p] as Element;
+      const pc = pe.attribs['class'];
+      like = pe.name === 'figure' || pe.name === 'picture' || pe.name === 'figcaption' || (pc !== undefined && CAPTION_CLASS.test(pc)) ? 1 : 2;
+      memo.pictureLike[p] = like;
+    }
+    if (like === 1) return true;
   }
   const parent = (tree.elements[j] as Element).parent;
-  return parent !== null && isElement(parent) && hasImage(parent, 2);
+  if (parent === null || !isElement(parent)) return false;
+  let images = memo.images.get(parent);
+  if (images === undefined) {
+    images = hasImage(parent, 2);
+    memo.images.set(parent, images);
+  }
+  return images;
 }
 
 /** An image among the children of `el`, down to `depth` levels. */
