@@ -317,6 +317,9 @@ for (const r of Object.values(results)) {
 }
 if (trawl && !trawl.skipped && crawlee && !crawlee.skipped) {
   console.log(`\nTrawl / PlaywrightCrawler: ${(trawl.pagesPerSec / crawlee.pagesPerSec).toFixed(2)}x; Trawl peak PSS ${mb(trawl.peakPss)} MB (anchor: <= 1536 MB), peak RSS sum ${mb(trawl.peakRss)} MB`);
+  // Crawlee's "pages" are its handler calls, non-2xx pages (the mirror's 404 links) included; Trawl's are
+  // completed documents. On 2xx pages only:
+  console.log(`Trawl / PlaywrightCrawler on 2xx pages per second: ${((trawl.pages / trawl.elapsedMs) / (crawlee.ok / crawlee.elapsedMs)).toFixed(2)}x (Trawl ${trawl.pages}, Crawlee ${crawlee.ok} 2xx pages)`);
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/browser-crawl.json'), JSON.stringify({ browserConcurrency: BROWSER_CONCURRENCY, results }, null, 2));

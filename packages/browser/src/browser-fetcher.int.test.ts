@@ -35,6 +35,10 @@ beforeAll(async () => {
           document.getElementById('root').innerHTML = '<h1>Rendered list</h1><ul>' + items.map(i => '<li>' + i + '</li>').join('') + '</ul>';
         });</script></body></html>`);
     })
+    .page('/after-load', `<html><head><title>After load</title></head><body><div id="root"></div>
+        <script>window.addEventListener('load', () => setTimeout(() => fetch('/api/items').then(r => r.json()).then(items => {
+          document.getElementById('root').innerHTML = '<h1>Loaded later</h1><p>' + items.join(', ') + '</p>';
+        }), 100));</script></body></html>`)
     .route('/api/items', (_req, res) => {
       setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(['alpha', 'beta', 'gamma'])); }, 150).unref();
     })
@@ -95,6 +99,12 @@ describe('BrowserFetcher', () => {
     expect(r.kind).toBe('html');
     expect(r.text).toContain('<li>gamma</li>');
     expect(r.text).toContain('Rendered list');
+  });
+
+  it('waits for content a script fetches and renders shortly after the load event (the shorter quiet after load)', async () => {
+    const r = await fetcher.fetch(request('/after-load'));
+    expect(r.text).toContain('Loaded later');
+    expect(r.text).toContain('alpha, beta, gamma');
   });
 
   it('answers the Basic challenge of the URL\'s origin with its credentials, reporting the URL without them', async () => {

@@ -1,3 +1,4 @@
+import { readFile, readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher } from './browser-fetcher.js';
@@ -31,7 +32,48 @@ async function launchedPid(): Promise<number | undefined> {
   return launched?.type === 'launched' ? launched.pid : undefined;
 }
 
+/** Command lines (switches) of the processes below `root`, the root included. */
+async function treeCommandLines(root: number): Promise<string[][]> {
+  const parents = new Map<number, number>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+    parents.set(Number(name), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parents.get(p), hops += 1) if (p === root) return true;
+    return false;
+  };
+  const out: string[][] = [];
+  for (const pid of parents.keys()) {
+    // Chromium's child processes rewrite their command line as one space-separated string.
+    if (inTree(pid)) out.push((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split(/[\0 ]/));
+  }
+  return out;
+}
+
 describe('BrowserPool', () => {
+  it('keeps Playwright\'s disabled features and starts no omnibox WebUI renderers with a context', async () => {
+    const events: BrowserPoolEvent[] = [];
+    const pool = new BrowserPool({ onEvent: (e) => events.push(e) });
+    pools.push(pool);
+    const lines = await pool.withContext({ flavor: 'standard', contextOptions: {}, signal: AbortSignal.timeout(45_000) }, async (context) => {
+      const page = await context.newPage();
+      await page.goto(site.url('/plain'));
+      const launched = events.find((e) => e.type === 'launched');
+      return treeCommandLines(launched?.type === 'launched' ? launched.pid ?? 0 : 0);
+    });
+    const browserSwitches = lines.find((switches) => !switches.some((s) => s.startsWith('--type='))) ?? [];
+    // Chromium keeps the last --disable-features: it must still hold every feature an earlier one (Playwright's) disables.
+    const disabled = browserSwitches.filter((s) => s.startsWith('--disable-features=')).map((s) => s.slice('--disable-features='.length).split(','));
+    expect(disabled.length).toBeGreaterThan(0);
+    const last = new Set(disabled.at(-1));
+    for (const feature of disabled.flat()) expect([feature, last.has(feature)]).toEqual([feature, true]);
+    // Chromium 156 preloads the omnibox popups of each context (window) in WebUI renderers.
+    expect(lines.filter((switches) => switches.includes('--top-chrome-webui'))).toEqual([]);
+    expect(lines.filter((switches) => switches.includes('--type=renderer')).length).toBeGreaterThan(0);
+  });
+
   it('finds its own browser process when another pool\'s browser already runs in the process', async () => {
     // The memory watch kills renderers below this pid: it must be this pool's browser, not the first
     // Chromium child of the process (another pool's, or one an earlier test left running).

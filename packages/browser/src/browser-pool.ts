@@ -22,6 +22,33 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-dev-shm-usage',
 ];
 
+/**
+ * Features Playwright disables in every Chromium it launches (its `chromiumSwitches.ts`, playwright-core
+ * 1.65). Chromium keeps only the last `--disable-features` switch, so the pool's own switch repeats
+ * them: `browser-pool.int.test.ts` checks the launched browser still has every one of Playwright's.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Features the pool's browsers run without, on top of Playwright's: since Chromium 15x every context
+ * (a browser window) preloads the omnibox popups as two WebUI renderers (`chrome://omnibox-popup.top-chrome/`),
+ * about 200 MB of resident memory and a few hundred ms of a loaded machine's CPU per context, for a
+ * browser bar nobody sees.
+ */
+export const POOL_DISABLED_FEATURES: readonly string[] = [
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup',
+];
+
+/** The pool's `--disable-features` switch (Playwright's features and the pool's). */
+export const POOL_FEATURE_ARGS: readonly string[] = [
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES].join(',')}`,
+];
+
 /** Options of {@link BrowserPool}. */
 export interface BrowserPoolOptions {
   /** Chromium binary. Default `/usr/bin/chromium` (Debian's). */
@@ -211,6 +238,7 @@ export class BrowserPool {
         args: [
           launchTag,
           ...CHROMIUM_ARGS,
+          ...POOL_FEATURE_ARGS,
           // The JavaScript heap of a page stops at the page limit (the renderer then dies of OOM).
           `--js-flags=--max-old-space-size=${Math.max(16, Math.floor(this.pageMaxRssBytes / 1024 ** 2))}`,
           ...this.extraArgs,

@@ -10,6 +10,8 @@
 export {
   BrowserPool,
   CHROMIUM_ARGS,
+  POOL_DISABLED_FEATURES,
+  POOL_FEATURE_ARGS,
   childBrowserPids,
   processTreeRss,
   processTreeMemory,

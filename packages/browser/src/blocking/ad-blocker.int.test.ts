@@ -85,6 +85,9 @@ describe('AdBlocker (real Chromium)', () => {
     for (const path of AD_PATHS) expect([path, site.hits.get(path) ?? 0]).toEqual([path, 0]);
     for (const path of CONTENT_PATHS) expect([path, site.hits.get(path) ?? 0]).toEqual([path, 1]);
     expect(attachment.blocked()).toBe(AD_PATHS.length);
+    // The first-party page, script and style match no filter: they never went through the handler.
+    expect(attachment.routed()).toBeGreaterThanOrEqual(AD_PATHS.length);
+    expect(attachment.routed()).toBeLessThanOrEqual(AD_PATHS.length + CONTENT_PATHS.length + 1 - 3);
   });
 
   it('without the blocker the same page does send them (control)', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AdBlocker, selectTrackerFilters } from './ad-blocker.js';
+import { AdBlocker, candidatePattern, selectTrackerFilters } from './ad-blocker.js';
 
 // Excerpts of @ghostery/trackerdb's dist/trackerdb.txt (same format, real entries).
 const LIST = [
@@ -85,5 +85,38 @@ describe('AdBlocker.fromFilterList', () => {
     expect(blocker.shouldBlock({ url: 'https://ads.example.net/x.js', sourceUrl: 'https://site.test/', resourceType: 'script' })).toBe(true);
     expect(blocker.shouldBlock({ url: 'https://site.test/banner-ad/1.png', sourceUrl: 'https://site.test/', resourceType: 'image' })).toBe(true);
     expect(blocker.shouldBlock({ url: 'https://site.test/app.js', sourceUrl: 'https://site.test/', resourceType: 'script' })).toBe(false);
+  });
+});
+
+describe('AdBlocker.isCandidate', () => {
+  it('keeps every URL a filter blocks and drops URLs no filter can match', () => {
+    const blocked = [
+      'https://securepubads.g.doubleclick.net/tag/js/gpt.js', 'https://www.google-analytics.com/analytics.js',
+      'https://news.example/js/matomo.js', 'https://syndication.exoclick.com/ads.php', 'https://googleads.g.doubleclick.net/pagead/ads',
+    ];
+    for (const url of blocked) expect([url, blocker.isCandidate(url)]).toEqual([url, true]);
+    for (const url of ['https://news.example/app.js', 'https://cdn.shopify.com/s/files/product.png', 'https://news.example/style.css']) {
+      expect([url, blocker.isCandidate(url)]).toEqual([url, false]);
+    }
+  });
+
+  it('matches on a filter\'s literal part, case-insensitively, and on regex filters', () => {
+    const pattern = candidatePattern(['||ads.example.net^$3p', '/banner-ad/*', 'adbutler', '/\\.2mdn\\.net\\/(ads|dot\\.gif)/', '@@||good.example^']);
+    expect(pattern?.test('https://ADS.example.net/x.js')).toBe(true);
+    expect(pattern?.test('https://site.test/banner-ad/1.png')).toBe(true);
+    expect(pattern?.test('https://site.test/AdButler/x')).toBe(true);
+    expect(pattern?.test('https://s0.2mdn.net/ads/x')).toBe(true);
+    expect(pattern?.test('https://good.example/app.js')).toBe(false);
+  });
+
+  it('gives up (every request is judged) when a filter has no usable literal', () => {
+    expect(candidatePattern(['||ads.example.net^', '/a^'])).toBeUndefined();
+    expect(AdBlocker.fromFilterList('/a^\n').isCandidate('https://any.test/')).toBe(true);
+  });
+
+  it('covers the bundled TrackerDB list', async () => {
+    const real = await AdBlocker.load();
+    expect(real.isCandidate('https://securepubads.g.doubleclick.net/tag/js/gpt.js')).toBe(true);
+    expect(real.isCandidate('http://127.0.0.1:8080/examples/react/dist/app.js')).toBe(false);
   });
 });
