@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { CRAFTED_PAGES, referenceIsBotWall } from './__fixtures__/bot-wall-reference.js';
 import { isBotWall, isJavascriptShell, isSuccessStatus } from './page-signals.js';
 
 describe('isJavascriptShell', () => {
@@ -35,6 +36,15 @@ describe('isBotWall', () => {
     expect(isBotWall(503, '<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>')).toBe(true);
     expect(isBotWall(200, '<script src="https://ct.captcha-delivery.com/c.js"></script>')).toBe(true);
     expect(isBotWall(200, '<html><head><title>Pardon Our Interruption</title></head></html>')).toBe(true);
+  });
+
+  it('answers as the unfiltered markers do on crafted walls of every service and their near misses', () => {
+    for (const { name, html, wall } of CRAFTED_PAGES) {
+      for (const status of [200, 404, 503]) {
+        expect([name, status, referenceIsBotWall(status, html)]).toEqual([name, status, wall]);
+        expect([name, status, isBotWall(status, html)]).toEqual([name, status, wall]);
+      }
+    }
   });
 });
 

@@ -1,0 +1,82 @@
+/**
+ * The bot-wall check as it was before the prefilter (eight case-insensitive regexes over the first
+ * 200,000 characters), kept as the reference the prefiltered `isBotWall` must agree with, and crafted
+ * pages of the anti-bot services the markers target, with near misses.
+ */
+
+const BLOCKED_STATUSES = new Set([401, 403, 429]);
+
+const BOT_WALL_MARKERS: readonly RegExp[] = [
+  /<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]* used Cloudflare)/i,
+  /cf-(?:browser-verification|challenge-(?:running|form))|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\//i,
+  /captcha-delivery\.com|geo\.captcha-delivery|datadome/i,
+  /_Incapsula_Resource|Incapsula incident ID/i,
+  /px-captcha|perimeterx|human-challenge/i,
+  /<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference #\d/i, // Akamai
+  /g-recaptcha[\s\S]{0,400}(?:unusual traffic|are you a robot|verify you are human)/i,
+  /Please (?:verify|confirm) you are (?:a )?human|Pardon Our Interruption|Request unsuccessful\. Incapsula/i,
+];
+
+export function referenceIsBotWall(statusCode: number, html: string | undefined): boolean {
+  if (BLOCKED_STATUSES.has(statusCode)) return true;
+  if (!html) return false;
+  const head = html.length > 200_000 ? html.slice(0, 200_000) : html;
+  return BOT_WALL_MARKERS.some((re) => re.test(head));
+}
+
+const filler = (n: number): string => '<p>Ordinary words of an ordinary page.</p>'.repeat(Math.ceil(n / 42)).slice(0, n);
+const page = (head: string, body: string): string => `<!DOCTYPE html><html><head>${head}</head><body>${body}</body></html>`;
+
+/** Crafted pages: name, html, and whether it is a bot wall (for the reference). */
+export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: boolean }> = [
+  // Cloudflare
+  { name: 'cloudflare just a moment', html: page('<title>Just a moment...</title>', '<div id="cf-content">Checking your browser</div>'), wall: true },
+  { name: 'cloudflare just a moment, upper case, newline', html: page('<TITLE>\n  JUST A MOMENT...</TITLE>', ''), wall: true },
+  { name: 'cloudflare attention required', html: page('<title>Attention Required! | Cloudflare</title>', '<h1>Sorry, you have been blocked</h1>'), wall: true },
+  { name: 'cloudflare access denied used cloudflare', html: page('<title>Access denied | example.com used Cloudflare to restrict access</title>', ''), wall: true },
+  { name: 'cloudflare browser verification', html: page('<title>x</title>', '<div class="cf-browser-verification cf-im-under-attack"></div>'), wall: true },
+  { name: 'cloudflare challenge running', html: page('<title>x</title>', '<div id="cf-challenge-running"></div>'), wall: true },
+  { name: 'cloudflare challenge form', html: page('<title>x</title>', '<form id="CF-CHALLENGE-FORM"></form>'), wall: true },
+  { name: 'cloudflare turnstile', html: page('<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>', ''), wall: true },
+  { name: 'cloudflare challenge platform', html: page('<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>', ''), wall: true },
+  { name: 'cloudflare email protection only (not a wall)', html: page('<title>Blog</title>', `<a href="/cdn-cgi/l/email-protection">mail</a>${filler(3000)}`), wall: false },
+  { name: 'a moment in the body, not the title', html: page('<title>Blog</title>', '<p>Just a moment... I will be right back.</p>'), wall: false },
+  { name: 'attention required without cloudflare', html: page('<title>Attention Required! | Shop</title>', ''), wall: false },
+  // DataDome
+  { name: 'datadome captcha delivery', html: page('', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), wall: true },
+  { name: 'datadome geo captcha', html: page('', '<iframe src="https://GEO.CAPTCHA-DELIVERY.COM/captcha/?initialCid=x"></iframe>'), wall: true },
+  { name: 'datadome name', html: page('', '<script>var dd={"host":"api-js.DataDome.co"}</script>'), wall: true },
+  // Imperva / Incapsula
+  { name: 'incapsula resource', html: page('<meta name="robots" content="noindex">', '<iframe src="/_Incapsula_Resource?CWUDNSAI=1"></iframe>'), wall: true },
+  { name: 'incapsula incident', html: page('', 'Request unsuccessful. Incapsula incident ID: 123-456'), wall: true },
+  { name: 'incapsula request unsuccessful', html: page('', 'request unsuccessful. incapsula'), wall: true },
+  { name: 'incapsula mentioned in an article (not a wall)', html: page('<title>CDN review</title>', `<p>Incapsula is a CDN.</p>${filler(1000)}`), wall: false },
+  // PerimeterX / HUMAN
+  { name: 'perimeterx px-captcha', html: page('', '<div id="px-captcha"></div>'), wall: true },
+  { name: 'perimeterx name', html: page('', '<script src="//client.PerimeterX.net/PX123/main.min.js"></script>'), wall: true },
+  { name: 'human challenge', html: page('', '<div class="human-challenge"></div>'), wall: true },
+  // Akamai
+  { name: 'akamai access denied', html: page('<TITLE>Access Denied</TITLE>', '<H1>Access Denied</H1>You don\'t have permission. Reference #18.abcd.1234'), wall: true },
+  { name: 'akamai reference far away (not a wall)', html: page('<title>Access Denied</title>', `${filler(2100)} Reference #18.ab`), wall: false },
+  { name: 'akamai reference without digit (not a wall)', html: page('<title>Access Denied</title>', 'Reference #x'), wall: false },
+  { name: 'access denied title with spaces', html: page('<title>  Access Denied \n</title>', 'reference #9'), wall: true },
+  // reCAPTCHA interstitials
+  { name: 'recaptcha unusual traffic', html: page('', '<div class="g-recaptcha" data-sitekey="k"></div><p>Our systems have detected unusual traffic from your computer network.</p>'), wall: true },
+  { name: 'recaptcha are you a robot', html: page('', '<div class="G-RECAPTCHA"></div> Are you a robot?'), wall: true },
+  { name: 'recaptcha verify you are human', html: page('', '<div class="g-recaptcha"></div>verify you are human'), wall: true },
+  { name: 'recaptcha on a contact form (not a wall)', html: page('<title>Contact</title>', `<form><div class="g-recaptcha"></div></form>${filler(500)} verify you are human`), wall: false },
+  // Generic
+  { name: 'please verify you are a human', html: page('<title>Verify</title>', 'Please verify you are a human'), wall: true },
+  { name: 'please confirm you are human', html: page('', 'PLEASE CONFIRM YOU ARE HUMAN'), wall: true },
+  { name: 'pardon our interruption', html: page('<title>Pardon Our Interruption</title>', ''), wall: true },
+  { name: 'please verify your email (not a wall)', html: page('<title>Sign up</title>', 'Please verify your email address.'), wall: false },
+  // The 200,000-character window
+  { name: 'marker just inside the window', html: `${'x'.repeat(200_000 - 10)}datadome..`, wall: true },
+  { name: 'marker across the window edge (not a wall)', html: `${'x'.repeat(200_000 - 4)}datadome`, wall: false },
+  { name: 'marker after the window (not a wall)', html: `${'x'.repeat(200_000)}<div id="px-captcha"></div>`, wall: false },
+  // Non-ASCII look-alikes: the markers are ASCII and case-insensitive matching never folds them in
+  { name: 'Kelvin sign and dotted I (not a wall)', html: page('', 'P\u0130RIMETERX \u212Aey data\u212Aome'), wall: false },
+  { name: 'two-byte page with a wall', html: page('<title>Just a moment...</title>', '\u201cPlease wait\u201d \u4e2d\u6587'), wall: true },
+  { name: 'plain article', html: page('<title>An article</title>', filler(20_000)), wall: false },
+  { name: 'empty', html: '', wall: false },
+];
