@@ -8,7 +8,7 @@
 const BLOCKED_STATUSES = new Set([401, 403, 429]);
 
 /** Markers of the interstitials of widespread anti-bot services (challenge pages, block pages). */
-const BOT_WALL_MARKERS: readonly RegExp[] = [
+export const BOT_WALL_MARKERS: readonly RegExp[] = [
   /<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]* used Cloudflare)/i,
   /cf-(?:browser-verification|challenge-(?:running|form))|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\//i,
   /captcha-delivery\.com|geo\.captcha-delivery|datadome/i,

@@ -1,21 +1,12 @@
 /**
- * The bot-wall check as it was before the prefilter (eight case-insensitive regexes over the first
- * 200,000 characters), kept as the reference the prefiltered `isBotWall` must agree with, and crafted
+ * The bot-wall check without its prefilter (the eight case-insensitive markers over the first 200,000
+ * characters, as it was before), the reference the prefiltered `isBotWall` must agree with, and crafted
  * pages of the anti-bot services the markers target, with near misses.
  */
 
-const BLOCKED_STATUSES = new Set([401, 403, 429]);
+import { BOT_WALL_MARKERS } from '../page-signals.js';
 
-const BOT_WALL_MARKERS: readonly RegExp[] = [
-  /<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]* used Cloudflare)/i,
-  /cf-(?:browser-verification|challenge-(?:running|form))|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\//i,
-  /captcha-delivery\.com|geo\.captcha-delivery|datadome/i,
-  /_Incapsula_Resource|Incapsula incident ID/i,
-  /px-captcha|perimeterx|human-challenge/i,
-  /<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference #\d/i, // Akamai
-  /g-recaptcha[\s\S]{0,400}(?:unusual traffic|are you a robot|verify you are human)/i,
-  /Please (?:verify|confirm) you are (?:a )?human|Pardon Our Interruption|Request unsuccessful\. Incapsula/i,
-];
+const BLOCKED_STATUSES = new Set([401, 403, 429]);
 
 export function referenceIsBotWall(statusCode: number, html: string | undefined): boolean {
   if (BLOCKED_STATUSES.has(statusCode)) return true;
