@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { crawlErrorsResponseSchema, crawlStartResponseSchema, crawlStatusResponseSchema, mapResponseSchema } from '@trawl/api-schema';
-import { GeneratedSite } from '@trawl/testing';
+import { GeneratedSite, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf, watchCrawl } from './helpers/crawl-watch.js';
 
@@ -66,6 +66,8 @@ describe('crawl', () => {
     expect(Array.isArray(home.links)).toBe(true);
     // every page fetched once (robots.txt and sitemap aside)
     for (const p of expected) expect(s.hits.get(p)).toBe(1);
+    // every team slot comes back once the crawl is done
+    await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check', { key: team.key })).body.concurrency === 0, { what: 'team slots back to 0' });
   });
 
   it('honours maxDiscoveryDepth, limit (exactly), includePaths and excludePaths', async () => {
