@@ -115,6 +115,17 @@ type Attribs = Record<string, string>;
  */
 const newAttribs = (): Attribs => Object.create(null) as Attribs;
 
+/**
+ * The one attribute map of every element that has no attributes (most of a page's elements): no map per
+ * element to allocate and to keep alive. Frozen, so a write to it throws instead of giving every such
+ * element the attribute; the pipeline writes only to attributes that exist (URL resolution, event
+ * handlers), except on the elements in {@link OWN_ATTRIBS}, which always get a map of their own.
+ */
+const EMPTY_ATTRIBS: Attribs = Object.freeze(Object.create(null) as Attribs);
+/** Elements whose attributes are written even when they had none: `html`/`body` (a repeated tag adds
+ * its attributes), `img`/`image`/`source` (a lazy image's real URL goes into `src`). */
+const OWN_ATTRIBS = set('html body img image source');
+
 function makeElement(name: string, attribs: Attribs): Element {
   const el = new Element(name, attribs, []) as Element & Record<string, unknown>;
   el.namespace = NS_HTML;
@@ -123,12 +134,16 @@ function makeElement(name: string, attribs: Attribs): Element {
 
 function appendNode(parent: ParentNode, node: AnyNode): void {
   const kids = parent.children;
-  const prev = kids[kids.length - 1];
-  if (prev !== undefined) {
+  const n = kids.length;
+  if (n === 0) {
+    // A literal holds one slot; push onto an empty array reserves 16 (most elements have one child).
+    parent.children = [node as never];
+  } else {
+    const prev = kids[n - 1] as AnyNode;
     prev.next = node;
     node.prev = prev;
+    kids.push(node as never);
   }
-  kids.push(node as never);
   node.parent = parent;
 }
 
@@ -175,6 +190,8 @@ class StandardBuilder {
   private readonly templateModes: Mode[] = [];
   /** Whether the last tag read ended with `/>`. */
   private selfClosing = false;
+  /** The attributes readAttributes read (EMPTY_ATTRIBS when there were none). */
+  private attribs: Attribs = EMPTY_ATTRIBS;
 
   constructor(html: string, private readonly maxDepth: number) {
     this.html = html;
@@ -253,10 +270,11 @@ class StandardBuilder {
   }
 
   /** Reads attributes from `from` into `attribs` up to and with the tag's `>`; returns the index after it. */
-  private readAttributes(from: number, attribs: Attribs | null): number {
+  private readAttributes(from: number, keep: boolean): number {
     const html = this.html;
     let p = from;
     this.selfClosing = false;
+    let attribs = EMPTY_ATTRIBS;
     let count = 0;
     for (;;) {
       let c = html.charCodeAt(p);
@@ -304,19 +322,22 @@ class StandardBuilder {
         if (value.includes('&')) value = decodeHTMLAttribute(value);
       }
       // The first of repeated attributes wins (the map has no prototype: undefined means not set yet).
-      if (attribs !== null && (count === 0 || attribs[attr] === undefined)) {
+      if (keep && (count === 0 || attribs[attr] === undefined)) {
         if (attr === '__proto__') throw new Unsupported('__proto__');
+        if (count === 0) attribs = newAttribs();
         attribs[attr] = value;
       }
       count++;
     }
+    this.attribs = attribs;
     return p;
   }
 
   private startTagToken(lt: number): number {
     const name = this.readName(lt + 1, false);
-    const attribs: Attribs = newAttribs();
-    const p = this.readAttributes(this.nameEnd, attribs);
+    const p = this.readAttributes(this.nameEnd, true);
+    let attribs = this.attribs;
+    if (attribs === EMPTY_ATTRIBS && OWN_ATTRIBS.has(name)) attribs = newAttribs();
     const selfClosing = this.selfClosing;
     this.pos = p;
     const cur = this.current;
@@ -351,7 +372,7 @@ class StandardBuilder {
     }
     const name = this.readName(lt + 2, false);
     // Attributes of an end tag are read and dropped.
-    const p = this.readAttributes(this.nameEnd, null) - 1;
+    const p = this.readAttributes(this.nameEnd, false) - 1;
     const cur = this.current;
     if (cur !== undefined && cur.namespace === NS_SVG) this.endInSvg(name);
     else this.endTag(name);
@@ -458,7 +479,7 @@ class StandardBuilder {
     if (name === 'textarea' && text.charCodeAt(0) === 10) text = text.slice(1);
     if (text !== '') appendNode(el, new Text(text));
     // Attributes of the end tag (`</script foo="a>b">`) are read up to its `>` and dropped.
-    this.pos = this.readAttributes(at + 2 + name.length, null);
+    this.pos = this.readAttributes(at + 2 + name.length, false);
   }
 
   /** True when `html` has `<` + optional `/` + `script` at `at`, followed by whitespace, `/` or `>`. */
@@ -678,8 +699,11 @@ class StandardBuilder {
     }
     for (; i < n; i++) {
       const old = afe[i] as Element;
-      const attribs: Attribs = newAttribs();
-      for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
+      let attribs = EMPTY_ATTRIBS;
+      if (old.attribs !== EMPTY_ATTRIBS) {
+        attribs = newAttribs();
+        for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
+      }
       afe[i] = this.insert(old.name, attribs);
     }
   }
