@@ -44,6 +44,9 @@ export interface ParseHtmlOptions {
 export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
   const fast = buildStandardDom(html, MAX_STANDARD_DEPTH);
   let doc = fast.doc;
+  if (doc !== null && fast.onAttribs !== undefined) {
+    (doc as Document & { [ON_ATTRIBS]?: readonly Record<string, string>[] })[ON_ATTRIBS] = fast.onAttribs;
+  }
   if (doc === null) {
     if (fast.unsupported === TOO_DEEP || nestingDepth(html) > MAX_STANDARD_DEPTH) {
       doc = buildDom(html, opts);
@@ -54,6 +57,18 @@ export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
   }
   if (opts.collect) collectElements(doc, opts.collect);
   return doc;
+}
+
+const ON_ATTRIBS = Symbol('onAttribs');
+
+/**
+ * The attribute maps with an inline event handler (`on*`) that the fast builder made for `doc`, or
+ * undefined when another builder made it (then list the attributes of every element). A superset of the
+ * tree's maps as parsed (maps of dropped tags are in it too); valid while no `on*` attribute is added
+ * to the tree, which no step of the pipeline does.
+ */
+export function eventHandlerAttribs(doc: Document): readonly Record<string, string>[] | undefined {
+  return (doc as Document & { [ON_ATTRIBS]?: readonly Record<string, string>[] })[ON_ATTRIBS];
 }
 
 /** Nesting depth above which parseHtml falls back to the linear builder (browsers cap at 512 levels). */

@@ -126,6 +126,13 @@ const EMPTY_ATTRIBS: Attribs = Object.freeze(Object.create(null) as Attribs);
  * its attributes), `img`/`image`/`source` (a lazy image's real URL goes into `src`). */
 const OWN_ATTRIBS = set('html body img image source');
 
+/** Whether an attribute name starts with `on` (an inline event handler, which cleanHtml removes). */
+const isOnName = (name: string): boolean => name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110;
+function hasOnName(attribs: Attribs): boolean {
+  for (const k of Object.keys(attribs)) if (isOnName(k)) return true;
+  return false;
+}
+
 function makeElement(name: string, attribs: Attribs): Element {
   const el = new Element(name, attribs, []) as Element & Record<string, unknown>;
   el.namespace = NS_HTML;
@@ -192,6 +199,11 @@ class StandardBuilder {
   private selfClosing = false;
   /** The attributes readAttributes read (EMPTY_ATTRIBS when there were none). */
   private attribs: Attribs = EMPTY_ATTRIBS;
+  /**
+   * Every attribute map made with an `on*` attribute (a superset of those in the tree: maps of ignored
+   * tags are in it too), so cleanHtml need not list the attributes of every element.
+   */
+  readonly onAttribs: Attribs[] = [];
 
   constructor(html: string, private readonly maxDepth: number) {
     this.html = html;
@@ -276,6 +288,7 @@ class StandardBuilder {
     this.selfClosing = false;
     let attribs = EMPTY_ATTRIBS;
     let count = 0;
+    let on = false;
     for (;;) {
       let c = html.charCodeAt(p);
       if (c === 32 || c === 10 || c === 9 || c === 12 || c === 13) {
@@ -326,9 +339,11 @@ class StandardBuilder {
         if (attr === '__proto__') throw new Unsupported('__proto__');
         if (count === 0) attribs = newAttribs();
         attribs[attr] = value;
+        if (isOnName(attr)) on = true;
       }
       count++;
     }
+    if (on) this.onAttribs.push(attribs);
     this.attribs = attribs;
     return p;
   }
@@ -389,6 +404,7 @@ class StandardBuilder {
     foreignContent.adjustTokenSVGAttrs(token as never);
     foreignContent.adjustTokenXMLAttrs(token as never);
     const el = adapter.createElement(token.tagName, NS_SVG as never, attrs as never);
+    if (hasOnName(el.attribs)) this.onAttribs.push(el.attribs);
     appendNode(this.parentForInsert(), el);
     if (!selfClosing) {
       if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
@@ -703,6 +719,7 @@ class StandardBuilder {
       if (old.attribs !== EMPTY_ATTRIBS) {
         attribs = newAttribs();
         for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
+        if (hasOnName(attribs)) this.onAttribs.push(attribs);
       }
       afe[i] = this.insert(old.name, attribs);
     }
@@ -724,6 +741,13 @@ class StandardBuilder {
     afe.push(el);
   }
 
+  /** A copy of an element's attributes for the adoption agency's new element. */
+  private copyAttribs(attribs: Attribs): Attribs {
+    const copy = { ...attribs };
+    if (hasOnName(copy)) this.onAttribs.push(copy);
+    return copy;
+  }
+
   private clearFormattingToMarker(): void {
     while (this.afe.length > 0) if (this.afe.pop() === null) return;
   }
@@ -731,6 +755,7 @@ class StandardBuilder {
   private mergeAttribs(el: Element | undefined, attribs: Attribs): void {
     if (el === undefined) return;
     for (const k of Object.keys(attribs)) if (!(k in el.attribs)) el.attribs[k] = attribs[k] as string;
+    if (hasOnName(attribs)) this.onAttribs.push(el.attribs);
   }
 
   private chars(data: string): void {
@@ -1591,7 +1616,7 @@ class StandardBuilder {
           this.names.splice(nodeAt, 1);
           continue;
         }
-        const copy = makeElement(node.name, { ...node.attribs });
+        const copy = makeElement(node.name, this.copyAttribs(node.attribs));
         this.afe[nodeAfe] = copy;
         this.open[nodeAt] = copy;
         node = copy;
@@ -1603,7 +1628,7 @@ class StandardBuilder {
       if (TABLE_TEXT_PARENT.has(common.name) || common.name === 'template') throw new Unsupported('adoption agency foster');
       detach(lastNode);
       appendNode(common, lastNode);
-      const copy = makeElement(fe.name, { ...fe.attribs });
+      const copy = makeElement(fe.name, this.copyAttribs(fe.attribs));
       const moved = furthest.children.splice(0);
       for (const child of moved) {
         child.prev = null;
@@ -1631,6 +1656,8 @@ export const TOO_DEEP = 'too deep';
 export interface StandardDomResult {
   readonly doc: Document | null;
   readonly unsupported: string | null;
+  /** With a tree: every attribute map with an `on*` attribute (a superset of the tree's, see cleanHtml). */
+  readonly onAttribs?: readonly Record<string, string>[];
 }
 
 /**
@@ -1641,7 +1668,8 @@ export function buildStandardDom(input: string, maxDepth = Number.POSITIVE_INFIN
   if (input.includes('\0') || input.charCodeAt(0) === 0xfeff) return { doc: null, unsupported: 'nul or bom' };
   const html = input.includes('\r') ? input.replace(/\r\n?/g, '\n') : input;
   try {
-    return { doc: new StandardBuilder(html, maxDepth).build(), unsupported: null };
+    const builder = new StandardBuilder(html, maxDepth);
+    return { doc: builder.build(), unsupported: null, onAttribs: builder.onAttribs };
   } catch (e) {
     if (e instanceof Unsupported) return { doc: null, unsupported: e.reason };
     throw e;
