@@ -42,7 +42,7 @@ export interface ParseHtmlOptions {
  * head content moved to body).
  */
 export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
-  const fast = buildStandardDom(html, MAX_STANDARD_DEPTH);
+  const fast = buildStandardDom(html, MAX_STANDARD_DEPTH, opts.collect);
   let doc = fast.doc;
   if (doc !== null && fast.onAttribs !== undefined) {
     (doc as Document & { [ON_ATTRIBS]?: readonly Record<string, string>[] })[ON_ATTRIBS] = fast.onAttribs;
@@ -55,7 +55,10 @@ export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
     }
     doc = parse(html, { treeAdapter: adapter, scriptingEnabled: true });
   }
-  if (opts.collect) collectElements(doc, opts.collect);
+  if (opts.collect) {
+    if (fast.collected !== undefined) for (const el of fast.collected) opts.collect.into.push(el);
+    else collectElements(doc, opts.collect);
+  }
   return doc;
 }
 

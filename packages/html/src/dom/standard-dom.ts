@@ -2,6 +2,7 @@ import { Comment, Document, Element, ProcessingInstruction, Text, type AnyNode, 
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { foreignContent, html as parse5Html, parse } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
+import type { CollectElements } from './build-dom.js';
 
 /*
  * A fast builder of the HTML standard's tree for the markup most pages are made of: one pass with
@@ -205,7 +206,12 @@ class StandardBuilder {
    */
   readonly onAttribs: Attribs[] = [];
 
-  constructor(html: string, private readonly maxDepth: number) {
+  /** The wanted elements (see CollectElements) in document order, as they are inserted. */
+  readonly collected: Element[] = [];
+  /** Whether the adoption agency moved nodes (then insertion order may not be document order). */
+  moved = false;
+
+  constructor(html: string, private readonly maxDepth: number, private readonly collect: CollectElements | undefined) {
     this.html = html;
     this.doc = new Document([]);
     (this.doc as unknown as Record<string, unknown>)['x-mode'] = 'no-quirks';
@@ -406,6 +412,7 @@ class StandardBuilder {
     const el = adapter.createElement(token.tagName, NS_SVG as never, attrs as never);
     if (hasOnName(el.attribs)) this.onAttribs.push(el.attribs);
     appendNode(this.parentForInsert(), el);
+    if (this.collect?.names.has(el.name) === true) this.collectInserted(el);
     if (!selfClosing) {
       if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
       this.open.push(el);
@@ -635,17 +642,37 @@ class StandardBuilder {
   private insert(name: string, attribs: Attribs): Element {
     const el = makeElement(name, attribs);
     this.push(el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
     return el;
   }
 
   private insertVoid(name: string, attribs: Attribs): void {
-    appendNode(this.parentForInsert(), makeElement(name, attribs));
+    const el = makeElement(name, attribs);
+    appendNode(this.parentForInsert(), el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
   }
 
   private insertRaw(name: string, attribs: Attribs, parent: ParentNode = this.parentForInsert()): void {
     const el = makeElement(name, attribs);
     appendNode(parent, el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
     this.rawText(el, name === 'script' ? 'script' : name === 'title' || name === 'textarea' ? 'rcdata' : 'rawtext');
+  }
+
+  /**
+   * Collects a wanted element just inserted unless it is inside a template's content or an element of
+   * `skipInside`. Insertion is at the end of the document in tree order (foster parenting is not built
+   * here; the adoption agency's moves set `moved`), so the list is in document order.
+   */
+  private collectInserted(el: Element): void {
+    const skip = (this.collect as CollectElements).skipInside;
+    for (let p = el.parent; p !== null; p = p.parent) {
+      if (p.type === 'root') {
+        if (p === this.doc) this.collected.push(el);
+        return;
+      }
+      if (skip.has((p as Element).name)) return;
+    }
   }
 
   private pop(): string {
@@ -857,6 +884,7 @@ class StandardBuilder {
     const el = makeElement('template', attribs);
     appendNode(el, new Document([]));
     appendNode(parent, el);
+    if (this.collect?.names.has('template') === true) this.collectInserted(el);
     if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
     this.open.push(el);
     this.names.push('template');
@@ -1071,8 +1099,13 @@ class StandardBuilder {
 
   private headContent(name: string, attribs: Attribs, parent: ParentNode): void {
     if (name === 'template') return this.insertTemplate(attribs, parent);
-    if (VOID_IN_HEAD.has(name)) appendNode(parent, makeElement(name, attribs));
-    else this.insertRaw(name, attribs, parent);
+    if (VOID_IN_HEAD.has(name)) {
+      const el = makeElement(name, attribs);
+      appendNode(parent, el);
+      if (this.collect?.names.has(name) === true) this.collectInserted(el);
+    } else {
+      this.insertRaw(name, attribs, parent);
+    }
   }
 
   private startInBody(name: string, attribs: Attribs): void {
@@ -1599,6 +1632,7 @@ class StandardBuilder {
       }
       const furthest = this.open[fbAt] as Element;
       const common = this.open[feAt - 1] as Element;
+      this.moved = true;
       let bookmark: Element = fe;
       let lastNode: Element = furthest;
       let nodeAt = fbAt;
@@ -1658,18 +1692,29 @@ export interface StandardDomResult {
   readonly unsupported: string | null;
   /** With a tree: every attribute map with an `on*` attribute (a superset of the tree's, see cleanHtml). */
   readonly onAttribs?: readonly Record<string, string>[];
+  /**
+   * With a tree and `collect`: the wanted elements in document order, as collectElements would find them;
+   * undefined when the builder moved nodes (then walk the tree).
+   */
+  readonly collected?: Element[];
 }
 
 /**
  * Builds the HTML standard's tree (parse5's, node for node) for markup within the fast builder's rules;
  * returns `doc: null` and the reason where they stop.
  */
-export function buildStandardDom(input: string, maxDepth = Number.POSITIVE_INFINITY): StandardDomResult {
+export function buildStandardDom(
+  input: string,
+  maxDepth = Number.POSITIVE_INFINITY,
+  collect?: CollectElements,
+): StandardDomResult {
   if (input.includes('\0') || input.charCodeAt(0) === 0xfeff) return { doc: null, unsupported: 'nul or bom' };
   const html = input.includes('\r') ? input.replace(/\r\n?/g, '\n') : input;
   try {
-    const builder = new StandardBuilder(html, maxDepth);
-    return { doc: builder.build(), unsupported: null, onAttribs: builder.onAttribs };
+    const builder = new StandardBuilder(html, maxDepth, collect);
+    const doc = builder.build();
+    const collected = collect === undefined || builder.moved ? undefined : builder.collected;
+    return { doc, unsupported: null, onAttribs: builder.onAttribs, collected };
   } catch (e) {
     if (e instanceof Unsupported) return { doc: null, unsupported: e.reason };
     throw e;
