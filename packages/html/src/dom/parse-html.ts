@@ -25,7 +25,9 @@ export interface ParseHtmlOptions {
  * fragment, its one child. Elements carry parse5's `namespace` field (the attribute namespace/prefix
  * maps `x-attribsNamespace`/`x-attribsPrefix` only where parse5 or its adapter made the element: HTML
  * attributes have none); attribute maps have no prototype (`Object.create(null)`, as the adapter makes
- * them); no source locations are recorded (`startIndex` stays null).
+ * them); no source locations are recorded (`startIndex` stays null). The fast builder gives every element
+ * without attributes one shared frozen empty map, except html, body, img, image and source: replace
+ * `attribs` (do not write into it) to add an attribute to another element that had none.
  *
  * `opts.collect` hands back chosen elements in document order.
  *
