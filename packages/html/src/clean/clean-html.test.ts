@@ -21,6 +21,27 @@ describe('cleanHtml', () => {
     );
   });
 
+  it('drops event handlers wherever the parser put them: copies of formatting elements, merged html/body, svg', () => {
+    // Reconstructed formatting element (second paragraph) and the adoption agency's copy (inside the div).
+    expect(clean('<body><p><b onclick="x()">a<p>b</p>')).toBe('<p><b>a</b></p><p><b>b</b></p>');
+    expect(clean('<body><b onmouseover="x()" class="k"><div>c</b>d</div>')).toBe('<b class="k"></b><div><b class="k">c</b>d</div>');
+    // A repeated <body>/<html> start tag adds its attributes to the first one.
+    const doc = parseHtml('<html><body><p>e</p><body onload="x()" id="b"><html onscroll="y()" lang="en">');
+    cleanHtml(doc, { baseUrl: 'https://e.com/' });
+    const html = doc.children.find((n) => n.type === 'tag') as unknown as { attribs: Record<string, string>; children: { type: string; name: string; attribs: Record<string, string> }[] };
+    expect(html.attribs).toEqual({ lang: 'en' });
+    expect(html.children.find((n) => n.name === 'body')?.attribs).toEqual({ id: 'b' });
+    expect(clean('<body><svg onload="x()" viewBox="0 0 1 1"><circle onclick="y()" r="1"/></svg>')).toBe(
+      '<svg viewBox="0 0 1 1"><circle r="1"/></svg>',
+    );
+    // A page the fast builder hands to parse5 (MathML) is cleaned by the full walk.
+    expect(clean('<body><math><mi onclick="x()">m</mi></math><p onclick="y()">f</p>')).toBe('<math><mi>m</mi></math><p>f</p>');
+  });
+
+  it('writes a lazy image\'s real URL into an <img> that had no attributes', () => {
+    expect(clean('<body><img><noscript><img src="/real.jpg"></noscript></body>')).toBe('<img src="https://e.com/real.jpg">');
+  });
+
   it('returns the document when there is no body element', () => {
     expect(clean('<p>fragment</p>')).toBe('<p>fragment</p>');
   });

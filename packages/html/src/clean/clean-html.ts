@@ -1,5 +1,6 @@
 import { Document, type AnyNode, type ParentNode } from 'domhandler';
 import { filterChildren, findFirstTag, isElement, relinkChildren } from '../dom/dom-helpers.js';
+import { eventHandlerAttribs } from '../dom/parse-html.js';
 import { resolveElementUrls } from './resolve-urls.js';
 
 /**
@@ -25,8 +26,22 @@ export interface CleanHtmlOptions {
  * else the document.
  */
 export function cleanHtml(doc: Document, opts: CleanHtmlOptions): ParentNode {
-  stripNodeIterative(doc, opts.baseUrl);
+  // The parser lists the attribute maps with event handlers: then no element's attributes need listing.
+  // Maps of elements removed below lose theirs too, which nothing reads.
+  const onAttribs = eventHandlerAttribs(doc);
+  if (onAttribs !== undefined) for (const attribs of onAttribs) dropEventHandlers(attribs);
+  stripNodeIterative(doc, opts.baseUrl, onAttribs === undefined);
   return findFirstTag(doc, 'body') ?? doc;
+}
+
+/** Deletes the inline event handlers (`on*` attributes) of one attribute map. */
+function dropEventHandlers(attribs: Record<string, string>): void {
+  // Object.keys, not for-in: attribute maps are prototype-less dictionaries, which for-in walks slowly.
+  const names = Object.keys(attribs);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) delete attribs[name];
+  }
 }
 
 function isRemoved(child: AnyNode): boolean {
@@ -35,10 +50,11 @@ function isRemoved(child: AnyNode): boolean {
 }
 
 /**
- * One pass: drop removed tags and comments, then per element drop event handlers and resolve URLs.
+ * One pass: drop removed tags and comments, then per element drop event handlers (when `eventHandlers`)
+ * and resolve URLs.
  * Iterative: deep pages (thousands of nested inline tags) would overflow the call stack.
  */
-function stripNodeIterative(root: ParentNode, baseUrl: string): void {
+function stripNodeIterative(root: ParentNode, baseUrl: string, eventHandlers: boolean): void {
   const stack: ParentNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop() as ParentNode;
@@ -46,13 +62,7 @@ function stripNodeIterative(root: ParentNode, baseUrl: string): void {
     for (const child of node.children) {
       if (isElement(child) && !REMOVED_TAGS.has(child.name)) {
         // Inline event handlers are script too; dropping them keeps the cleaned HTML inert.
-        // Object.keys, not for-in: attribute maps are prototype-less dictionaries, which for-in walks slowly.
-        const attribs = child.attribs;
-        const names = Object.keys(attribs);
-        for (let i = 0; i < names.length; i++) {
-          const name = names[i] as string;
-          if (name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) delete attribs[name];
-        }
+        if (eventHandlers) dropEventHandlers(child.attribs);
         resolveElementUrls(child, baseUrl);
       }
     }

@@ -25,7 +25,9 @@ export interface ParseHtmlOptions {
  * fragment, its one child. Elements carry parse5's `namespace` field (the attribute namespace/prefix
  * maps `x-attribsNamespace`/`x-attribsPrefix` only where parse5 or its adapter made the element: HTML
  * attributes have none); attribute maps have no prototype (`Object.create(null)`, as the adapter makes
- * them); no source locations are recorded (`startIndex` stays null).
+ * them); no source locations are recorded (`startIndex` stays null). The fast builder gives every element
+ * without attributes one shared frozen empty map, except html, body, img, image and source: replace
+ * `attribs` (do not write into it) to add an attribute to another element that had none.
  *
  * `opts.collect` hands back chosen elements in document order.
  *
@@ -42,8 +44,11 @@ export interface ParseHtmlOptions {
  * head content moved to body).
  */
 export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
-  const fast = buildStandardDom(html, MAX_STANDARD_DEPTH);
+  const fast = buildStandardDom(html, MAX_STANDARD_DEPTH, opts.collect);
   let doc = fast.doc;
+  if (doc !== null && fast.onAttribs !== undefined) {
+    (doc as Document & { [ON_ATTRIBS]?: readonly Record<string, string>[] })[ON_ATTRIBS] = fast.onAttribs;
+  }
   if (doc === null) {
     if (fast.unsupported === TOO_DEEP || nestingDepth(html) > MAX_STANDARD_DEPTH) {
       doc = buildDom(html, opts);
@@ -52,8 +57,23 @@ export function parseHtml(html: string, opts: ParseHtmlOptions = {}): Document {
     }
     doc = parse(html, { treeAdapter: adapter, scriptingEnabled: true });
   }
-  if (opts.collect) collectElements(doc, opts.collect);
+  if (opts.collect) {
+    if (fast.collected !== undefined) for (const el of fast.collected) opts.collect.into.push(el);
+    else collectElements(doc, opts.collect);
+  }
   return doc;
+}
+
+const ON_ATTRIBS = Symbol('onAttribs');
+
+/**
+ * The attribute maps with an inline event handler (`on*`) that the fast builder made for `doc`, or
+ * undefined when another builder made it (then list the attributes of every element). A superset of the
+ * tree's maps as parsed (maps of dropped tags are in it too); valid while no `on*` attribute is added
+ * to the tree, which no step of the pipeline does.
+ */
+export function eventHandlerAttribs(doc: Document): readonly Record<string, string>[] | undefined {
+  return (doc as Document & { [ON_ATTRIBS]?: readonly Record<string, string>[] })[ON_ATTRIBS];
 }
 
 /** Nesting depth above which parseHtml falls back to the linear builder (browsers cap at 512 levels). */

@@ -2,6 +2,7 @@ import { Comment, Document, Element, ProcessingInstruction, Text, type AnyNode, 
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { foreignContent, html as parse5Html, parse } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
+import type { CollectElements } from './build-dom.js';
 
 /*
  * A fast builder of the HTML standard's tree for the markup most pages are made of: one pass with
@@ -115,6 +116,24 @@ type Attribs = Record<string, string>;
  */
 const newAttribs = (): Attribs => Object.create(null) as Attribs;
 
+/**
+ * The one attribute map of every element that has no attributes (most of a page's elements): no map per
+ * element to allocate and to keep alive. Frozen, so a write to it throws instead of giving every such
+ * element the attribute; the pipeline writes only to attributes that exist (URL resolution, event
+ * handlers), except on the elements in {@link OWN_ATTRIBS}, which always get a map of their own.
+ */
+const EMPTY_ATTRIBS: Attribs = Object.freeze(Object.create(null) as Attribs);
+/** Elements whose attributes are written even when they had none: `html`/`body` (a repeated tag adds
+ * its attributes), `img`/`image`/`source` (a lazy image's real URL goes into `src`). */
+const OWN_ATTRIBS = set('html body img image source');
+
+/** Whether an attribute name starts with `on` (an inline event handler, which cleanHtml removes). */
+const isOnName = (name: string): boolean => name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110;
+function hasOnName(attribs: Attribs): boolean {
+  for (const k of Object.keys(attribs)) if (isOnName(k)) return true;
+  return false;
+}
+
 function makeElement(name: string, attribs: Attribs): Element {
   const el = new Element(name, attribs, []) as Element & Record<string, unknown>;
   el.namespace = NS_HTML;
@@ -123,12 +142,16 @@ function makeElement(name: string, attribs: Attribs): Element {
 
 function appendNode(parent: ParentNode, node: AnyNode): void {
   const kids = parent.children;
-  const prev = kids[kids.length - 1];
-  if (prev !== undefined) {
+  const n = kids.length;
+  if (n === 0) {
+    // A literal holds one slot; push onto an empty array reserves 16 (most elements have one child).
+    parent.children = [node as never];
+  } else {
+    const prev = kids[n - 1] as AnyNode;
     prev.next = node;
     node.prev = prev;
+    kids.push(node as never);
   }
-  kids.push(node as never);
   node.parent = parent;
 }
 
@@ -175,8 +198,20 @@ class StandardBuilder {
   private readonly templateModes: Mode[] = [];
   /** Whether the last tag read ended with `/>`. */
   private selfClosing = false;
+  /** The attributes readAttributes read (EMPTY_ATTRIBS when there were none). */
+  private attribs: Attribs = EMPTY_ATTRIBS;
+  /**
+   * Every attribute map made with an `on*` attribute (a superset of those in the tree: maps of ignored
+   * tags are in it too), so cleanHtml need not list the attributes of every element.
+   */
+  readonly onAttribs: Attribs[] = [];
 
-  constructor(html: string, private readonly maxDepth: number) {
+  /** The wanted elements (see CollectElements) in document order, as they are inserted. */
+  readonly collected: Element[] = [];
+  /** Whether the adoption agency moved nodes (then insertion order may not be document order). */
+  moved = false;
+
+  constructor(html: string, private readonly maxDepth: number, private readonly collect: CollectElements | undefined) {
     this.html = html;
     this.doc = new Document([]);
     (this.doc as unknown as Record<string, unknown>)['x-mode'] = 'no-quirks';
@@ -253,11 +288,13 @@ class StandardBuilder {
   }
 
   /** Reads attributes from `from` into `attribs` up to and with the tag's `>`; returns the index after it. */
-  private readAttributes(from: number, attribs: Attribs | null): number {
+  private readAttributes(from: number, keep: boolean): number {
     const html = this.html;
     let p = from;
     this.selfClosing = false;
+    let attribs = EMPTY_ATTRIBS;
     let count = 0;
+    let on = false;
     for (;;) {
       let c = html.charCodeAt(p);
       if (c === 32 || c === 10 || c === 9 || c === 12 || c === 13) {
@@ -304,19 +341,24 @@ class StandardBuilder {
         if (value.includes('&')) value = decodeHTMLAttribute(value);
       }
       // The first of repeated attributes wins (the map has no prototype: undefined means not set yet).
-      if (attribs !== null && (count === 0 || attribs[attr] === undefined)) {
+      if (keep && (count === 0 || attribs[attr] === undefined)) {
         if (attr === '__proto__') throw new Unsupported('__proto__');
+        if (count === 0) attribs = newAttribs();
         attribs[attr] = value;
+        if (isOnName(attr)) on = true;
       }
       count++;
     }
+    if (on) this.onAttribs.push(attribs);
+    this.attribs = attribs;
     return p;
   }
 
   private startTagToken(lt: number): number {
     const name = this.readName(lt + 1, false);
-    const attribs: Attribs = newAttribs();
-    const p = this.readAttributes(this.nameEnd, attribs);
+    const p = this.readAttributes(this.nameEnd, true);
+    let attribs = this.attribs;
+    if (attribs === EMPTY_ATTRIBS && OWN_ATTRIBS.has(name)) attribs = newAttribs();
     const selfClosing = this.selfClosing;
     this.pos = p;
     const cur = this.current;
@@ -351,7 +393,7 @@ class StandardBuilder {
     }
     const name = this.readName(lt + 2, false);
     // Attributes of an end tag are read and dropped.
-    const p = this.readAttributes(this.nameEnd, null) - 1;
+    const p = this.readAttributes(this.nameEnd, false) - 1;
     const cur = this.current;
     if (cur !== undefined && cur.namespace === NS_SVG) this.endInSvg(name);
     else this.endTag(name);
@@ -368,7 +410,9 @@ class StandardBuilder {
     foreignContent.adjustTokenSVGAttrs(token as never);
     foreignContent.adjustTokenXMLAttrs(token as never);
     const el = adapter.createElement(token.tagName, NS_SVG as never, attrs as never);
+    if (hasOnName(el.attribs)) this.onAttribs.push(el.attribs);
     appendNode(this.parentForInsert(), el);
+    if (this.collect?.names.has(el.name) === true) this.collectInserted(el);
     if (!selfClosing) {
       if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
       this.open.push(el);
@@ -458,7 +502,7 @@ class StandardBuilder {
     if (name === 'textarea' && text.charCodeAt(0) === 10) text = text.slice(1);
     if (text !== '') appendNode(el, new Text(text));
     // Attributes of the end tag (`</script foo="a>b">`) are read up to its `>` and dropped.
-    this.pos = this.readAttributes(at + 2 + name.length, null);
+    this.pos = this.readAttributes(at + 2 + name.length, false);
   }
 
   /** True when `html` has `<` + optional `/` + `script` at `at`, followed by whitespace, `/` or `>`. */
@@ -598,17 +642,37 @@ class StandardBuilder {
   private insert(name: string, attribs: Attribs): Element {
     const el = makeElement(name, attribs);
     this.push(el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
     return el;
   }
 
   private insertVoid(name: string, attribs: Attribs): void {
-    appendNode(this.parentForInsert(), makeElement(name, attribs));
+    const el = makeElement(name, attribs);
+    appendNode(this.parentForInsert(), el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
   }
 
   private insertRaw(name: string, attribs: Attribs, parent: ParentNode = this.parentForInsert()): void {
     const el = makeElement(name, attribs);
     appendNode(parent, el);
+    if (this.collect?.names.has(name) === true) this.collectInserted(el);
     this.rawText(el, name === 'script' ? 'script' : name === 'title' || name === 'textarea' ? 'rcdata' : 'rawtext');
+  }
+
+  /**
+   * Collects a wanted element just inserted unless it is inside a template's content or an element of
+   * `skipInside`. Insertion is at the end of the document in tree order (foster parenting is not built
+   * here; the adoption agency's moves set `moved`), so the list is in document order.
+   */
+  private collectInserted(el: Element): void {
+    const skip = (this.collect as CollectElements).skipInside;
+    for (let p = el.parent; p !== null; p = p.parent) {
+      if (p.type === 'root') {
+        if (p === this.doc) this.collected.push(el);
+        return;
+      }
+      if (skip.has((p as Element).name)) return;
+    }
   }
 
   private pop(): string {
@@ -678,8 +742,12 @@ class StandardBuilder {
     }
     for (; i < n; i++) {
       const old = afe[i] as Element;
-      const attribs: Attribs = newAttribs();
-      for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
+      let attribs = EMPTY_ATTRIBS;
+      if (old.attribs !== EMPTY_ATTRIBS) {
+        attribs = newAttribs();
+        for (const k of Object.keys(old.attribs)) attribs[k] = old.attribs[k] as string;
+        if (hasOnName(attribs)) this.onAttribs.push(attribs);
+      }
       afe[i] = this.insert(old.name, attribs);
     }
   }
@@ -700,6 +768,13 @@ class StandardBuilder {
     afe.push(el);
   }
 
+  /** A copy of an element's attributes for the adoption agency's new element. */
+  private copyAttribs(attribs: Attribs): Attribs {
+    const copy = { ...attribs };
+    if (hasOnName(copy)) this.onAttribs.push(copy);
+    return copy;
+  }
+
   private clearFormattingToMarker(): void {
     while (this.afe.length > 0) if (this.afe.pop() === null) return;
   }
@@ -707,6 +782,7 @@ class StandardBuilder {
   private mergeAttribs(el: Element | undefined, attribs: Attribs): void {
     if (el === undefined) return;
     for (const k of Object.keys(attribs)) if (!(k in el.attribs)) el.attribs[k] = attribs[k] as string;
+    if (hasOnName(attribs)) this.onAttribs.push(el.attribs);
   }
 
   private chars(data: string): void {
@@ -808,6 +884,7 @@ class StandardBuilder {
     const el = makeElement('template', attribs);
     appendNode(el, new Document([]));
     appendNode(parent, el);
+    if (this.collect?.names.has('template') === true) this.collectInserted(el);
     if (this.open.length >= this.maxDepth) throw new Unsupported(TOO_DEEP);
     this.open.push(el);
     this.names.push('template');
@@ -1022,8 +1099,13 @@ class StandardBuilder {
 
   private headContent(name: string, attribs: Attribs, parent: ParentNode): void {
     if (name === 'template') return this.insertTemplate(attribs, parent);
-    if (VOID_IN_HEAD.has(name)) appendNode(parent, makeElement(name, attribs));
-    else this.insertRaw(name, attribs, parent);
+    if (VOID_IN_HEAD.has(name)) {
+      const el = makeElement(name, attribs);
+      appendNode(parent, el);
+      if (this.collect?.names.has(name) === true) this.collectInserted(el);
+    } else {
+      this.insertRaw(name, attribs, parent);
+    }
   }
 
   private startInBody(name: string, attribs: Attribs): void {
@@ -1550,6 +1632,7 @@ class StandardBuilder {
       }
       const furthest = this.open[fbAt] as Element;
       const common = this.open[feAt - 1] as Element;
+      this.moved = true;
       let bookmark: Element = fe;
       let lastNode: Element = furthest;
       let nodeAt = fbAt;
@@ -1567,7 +1650,7 @@ class StandardBuilder {
           this.names.splice(nodeAt, 1);
           continue;
         }
-        const copy = makeElement(node.name, { ...node.attribs });
+        const copy = makeElement(node.name, this.copyAttribs(node.attribs));
         this.afe[nodeAfe] = copy;
         this.open[nodeAt] = copy;
         node = copy;
@@ -1579,7 +1662,7 @@ class StandardBuilder {
       if (TABLE_TEXT_PARENT.has(common.name) || common.name === 'template') throw new Unsupported('adoption agency foster');
       detach(lastNode);
       appendNode(common, lastNode);
-      const copy = makeElement(fe.name, { ...fe.attribs });
+      const copy = makeElement(fe.name, this.copyAttribs(fe.attribs));
       const moved = furthest.children.splice(0);
       for (const child of moved) {
         child.prev = null;
@@ -1607,17 +1690,31 @@ export const TOO_DEEP = 'too deep';
 export interface StandardDomResult {
   readonly doc: Document | null;
   readonly unsupported: string | null;
+  /** With a tree: every attribute map with an `on*` attribute (a superset of the tree's, see cleanHtml). */
+  readonly onAttribs?: readonly Record<string, string>[];
+  /**
+   * With a tree and `collect`: the wanted elements in document order, as collectElements would find them;
+   * undefined when the builder moved nodes (then walk the tree).
+   */
+  readonly collected?: Element[];
 }
 
 /**
  * Builds the HTML standard's tree (parse5's, node for node) for markup within the fast builder's rules;
  * returns `doc: null` and the reason where they stop.
  */
-export function buildStandardDom(input: string, maxDepth = Number.POSITIVE_INFINITY): StandardDomResult {
+export function buildStandardDom(
+  input: string,
+  maxDepth = Number.POSITIVE_INFINITY,
+  collect?: CollectElements,
+): StandardDomResult {
   if (input.includes('\0') || input.charCodeAt(0) === 0xfeff) return { doc: null, unsupported: 'nul or bom' };
   const html = input.includes('\r') ? input.replace(/\r\n?/g, '\n') : input;
   try {
-    return { doc: new StandardBuilder(html, maxDepth).build(), unsupported: null };
+    const builder = new StandardBuilder(html, maxDepth, collect);
+    const doc = builder.build();
+    const collected = collect === undefined || builder.moved ? undefined : builder.collected;
+    return { doc, unsupported: null, onAttribs: builder.onAttribs, collected };
   } catch (e) {
     if (e instanceof Unsupported) return { doc: null, unsupported: e.reason };
     throw e;
