@@ -39,6 +39,13 @@ export interface BrowserFetchRequest extends FetchRequest {
   captureStorageState?: boolean;
   /** Largest `executeJavascript` return (as JSON), bytes. Default 1 MiB. Screenshots, PDFs and HTML are capped by `maxBytes`. */
   maxActionReturnBytes?: number;
+  /**
+   * The site session this page belongs to (the team and crawl of a crawl's page; never shared between
+   * crawls or teams). Pages of one session with the same browser settings, and without actions,
+   * screenshot or profile, reuse one context and its page (one fetch at a time; see the pool's
+   * `sessionMaxUses` and `sessionIdleMs`) instead of a new context and page each.
+   */
+  session?: string;
 }
 
 /** What a browser fetch produced beyond the page itself. */
@@ -80,6 +87,16 @@ export interface BrowserFetcherOptions {
   defaultUserAgent?: string;
   /** Most time the smart wait (network quiet, DOM stable) takes before capture, ms. Default 8000. */
   smartWaitMaxMs?: number;
+}
+
+/** Key of the fetcher's {@link ContextSetup} in a context's lease state. */
+const SETUP = 'browser-fetcher.setup';
+
+/** What the fetcher set up in a context: kept with it for the next pages of a session. */
+interface ContextSetup {
+  page: Page;
+  sessions: readonly BrowserPluginSession[];
+  route: EgressRoute | undefined;
 }
 
 /** Time kept back from the deadline for capture and conversion after the waits, ms. */
@@ -144,7 +161,7 @@ async function overrideLanguages(context: BrowserContext, page: Page, userAgent:
  * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
  * the http engine reports it. Refused subresources are not followed: the page is fine without them.
  */
-function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void } {
+function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void; dispose(): void } {
   let refused: ErrorCode | undefined;
   // request.frame() throws for requests without a frame (service workers): an event handler must not.
   const isMainNavigation = (request: Request) => {
@@ -154,21 +171,27 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRe
       return false;
     }
   };
-  page.on('response', (response) => {
+  const onResponse = (response: Response) => {
     const request = response.request();
     if (!isMainNavigation(request)) return;
     const code = response.headers()['x-trawl-error'];
     refused = code !== undefined && isErrorCode(code) ? code : undefined;
-  });
-  page.on('requestfailed', (request) => {
+  };
+  const onRequestFailed = (request: Request) => {
     if (!isMainNavigation(request)) return;
     const failure = request.failure()?.errorText ?? '';
     const refusal = route?.lastRefusal;
     if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal.code;
-  });
+  };
+  page.on('response', onResponse);
+  page.on('requestfailed', onRequestFailed);
   return {
     throwIfRefused() {
       if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
+    },
+    dispose() {
+      page.off('response', onResponse);
+      page.off('requestfailed', onRequestFailed);
     },
   };
 }
@@ -246,52 +269,82 @@ export class BrowserFetcher implements Fetcher {
     const flavor: BrowserFlavor = req.stealth ? 'stealth' : 'standard';
     const deadline = Date.now() + req.timeoutMs;
     const remaining = () => deadline - Date.now();
-    // One egress route per context: its refusals explain this scrape's failures and nobody else's.
-    const route = this.options.egress ? await this.options.egress.openRoute(req.proxy ?? null) : undefined;
-    if (route) contextOptions.proxy = egressContextProxy(route.url);
-    else if (req.proxy) contextOptions.proxy = upstreamProxy(req.proxy);
+    const plugins = this.plugins.filter((p) => p.enabled(req));
+    // A session's context is reused only by pages that would have made the very same context: the
+    // key holds everything the context and its setup are made of (the egress route is the proxy's).
+    const reusable = req.session !== undefined && !req.actions?.length && !req.screenshot && !req.storageState && !req.captureStorageState;
+    const session = reusable
+      ? JSON.stringify([req.session, flavor, contextOptions, cookie ?? null, plugins.map((p) => p.name), req.proxy?.url.href ?? null, emulation.languages])
+      : undefined;
+    // One egress route per context: its refusals explain this context's failures and nobody else's.
+    // It closes with the context.
+    let opened: EgressRoute | undefined;
+    const open = async () => {
+      const route = this.options.egress ? await this.options.egress.openRoute(req.proxy ?? null) : undefined;
+      opened = route;
+      const options: BrowserContextOptions = { ...contextOptions };
+      if (route) options.proxy = egressContextProxy(route.url);
+      else if (req.proxy) options.proxy = upstreamProxy(req.proxy);
+      return { contextOptions: options, ...(route ? { onClosed: () => route.close() } : {}) };
+    };
     // A crashed renderer (out of memory, or killed by the pool past its cap) leaves page calls and
     // waits hanging: the crash aborts the whole fetch, with its own code as the reason.
     const crash = new AbortController();
     const signal = AbortSignal.any([req.signal, crash.signal]);
     const run = { ...req, signal };
     try {
-      return await this.options.pool.withContext({ flavor, contextOptions, signal }, async (context) => {
-        // Cookies and plugins are set up at once: each is a round trip to the browser (on a busy
-        // machine a noticeable part of a page's time), and none depends on another. Plugins start in
-        // their order (a route registered later is judged first: see AdBlocker.attach). The page comes
-        // after them, so their bindings, init scripts and routes are in place for its first document.
-        const [, sessions] = await Promise.all([
-          cookie ? context.addCookies(cookiesFromHeader(cookie, req.url)) : undefined,
-          Promise.all(this.plugins.filter((p) => p.enabled(req)).map((plugin) => plugin.attach(context))),
-        ]);
+      return await this.options.pool.withContext({ flavor, open, signal, ...(session ? { session } : {}) }, async (context, lease) => {
+        let setup = lease.state.get(SETUP) as ContextSetup | undefined;
+        if (!setup) {
+          // Cookies and plugins are set up at once: each is a round trip to the browser (on a busy
+          // machine a noticeable part of a page's time), and none depends on another. Plugins start in
+          // their order (a route registered later is judged first: see AdBlocker.attach). The page comes
+          // after them, so their bindings, init scripts and routes are in place for its first document.
+          const [, sessions] = await Promise.all([
+            cookie ? context.addCookies(cookiesFromHeader(cookie, req.url)) : undefined,
+            Promise.all(plugins.map((plugin) => plugin.attach(context))),
+          ]);
+          const page = await context.newPage();
+          // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.
+          context.on('page', (other) => { if (other !== page) void other.close().catch(() => undefined); });
+          // A crashed renderer never serves another page of the session.
+          page.on('crash', () => lease.discard());
+          await overrideLanguages(context, page, contextOptions.userAgent, emulation.languages);
+          setup = { page, sessions, route: opened };
+          lease.state.set(SETUP, setup);
+        } else if (setup.route) {
+          // Refusals of the session's earlier pages explain nothing about this one.
+          setup.route.lastRefusal = undefined;
+        }
+        const { page, sessions, route } = setup;
+        const onCrash = () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)'));
+        page.on('crash', onCrash);
         const network = new NetworkTracker(context);
-        const page = await context.newPage();
-        // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.
-        context.on('page', (other) => { if (other !== page) void other.close().catch(() => undefined); });
-        page.on('crash', () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)')));
         const mainFrame = watchMainFrame(page, route);
-        await overrideLanguages(context, page, contextOptions.userAgent, emulation.languages);
-        const response = await this.navigate(page, run, remaining, route);
-        const ttfbMs = Date.now() - started;
-        const result = await this.render(page, network, response, run, { remaining, sessions });
-        // A later navigation of the page itself (script, meta refresh) to a refused address.
-        mainFrame.throwIfRefused();
-        return {
-          ...result,
-          requestedUrl: req.url,
-          redirects: redirectChain(response),
-          timezone: emulation.timezoneId,
-          locale: emulation.locale,
-          timings: { ttfbMs, totalMs: Date.now() - started },
-          ...(req.captureStorageState ? { storageState: await context.storageState() } : {}),
-        };
+        try {
+          const response = await this.navigate(page, run, remaining, route);
+          const ttfbMs = Date.now() - started;
+          const result = await this.render(page, network, response, run, { remaining, sessions });
+          // A later navigation of the page itself (script, meta refresh) to a refused address.
+          mainFrame.throwIfRefused();
+          return {
+            ...result,
+            requestedUrl: req.url,
+            redirects: redirectChain(response),
+            timezone: emulation.timezoneId,
+            locale: emulation.locale,
+            timings: { ttfbMs, totalMs: Date.now() - started },
+            ...(req.captureStorageState ? { storageState: await context.storageState() } : {}),
+          };
+        } finally {
+          page.off('crash', onCrash);
+          network.dispose();
+          mainFrame.dispose();
+        }
       });
     } catch (err) {
       if (signal.aborted) throw abortError(signal);
       throw err;
-    } finally {
-      await route?.close();
     }
   }
 

@@ -83,6 +83,52 @@ export interface BrowserPoolOptions {
   unresponsiveAfterMs?: number;
   /** Called when a browser crashed or was recycled (metrics and logs). */
   onEvent?: (event: BrowserPoolEvent) => void;
+  /** Most fetches one session context serves before it is closed (see {@link ContextRequest.session}). Default 50. */
+  sessionMaxUses?: number;
+  /** A session context unused this long is closed, ms. Default 5000. */
+  sessionIdleMs?: number;
+}
+
+/**
+ * What {@link BrowserPool.withContext} runs in: a new context, or (with a `session`) one kept from an
+ * earlier fetch of the same session.
+ */
+export interface ContextRequest {
+  flavor: BrowserFlavor;
+  /** Options of a new context. Ignored when `open` is given. */
+  contextOptions?: BrowserContextOptions;
+  /**
+   * Makes the options of a new context (called only when one is made, not for a kept one); `onClosed`
+   * runs once that context closed (the egress route it connects through closes with it).
+   */
+  open?: () => Promise<{ contextOptions: BrowserContextOptions; onClosed?: () => Promise<void> }>;
+  signal: AbortSignal;
+  /**
+   * Session key: a context whose fetch succeeded is kept (up to `sessionMaxUses` fetches and
+   * `sessionIdleMs` idle) for the next fetch with the same key, one fetch at a time. The caller puts
+   * everything that must match (team, crawl, context options) in the key.
+   */
+  session?: string;
+}
+
+/** A context lent to one fetch. */
+export interface ContextLease {
+  /** Whether the context served an earlier fetch of the session. */
+  readonly reused: boolean;
+  /** State the caller keeps with the context across the fetches of its session (its page, plugins). */
+  readonly state: Map<string, unknown>;
+  /** The context must not serve another fetch (its page crashed, or it is in an unknown state). */
+  discard(): void;
+}
+
+interface SessionContext {
+  entry: BrowserEntry;
+  context: BrowserContext;
+  state: Map<string, unknown>;
+  uses: number;
+  dead: boolean;
+  onClosed: (() => Promise<void>) | undefined;
+  idleTimer?: NodeJS.Timeout;
 }
 
 export type BrowserPoolEvent =
@@ -132,6 +178,10 @@ export class BrowserPool {
   private readonly pageWatchIntervalMs: number;
   private readonly unresponsiveAfterMs: number;
   private watchTimer: NodeJS.Timeout | undefined;
+  /** Session contexts waiting for their next fetch, by session key. */
+  private readonly idle = new Map<string, SessionContext[]>();
+  private readonly sessionMaxUses: number;
+  private readonly sessionIdleMs: number;
   private watching = false;
   private closed = false;
   /** playwright-extra launcher with the stealth plugin, made on first use of the stealth flavor. */
@@ -146,22 +196,29 @@ export class BrowserPool {
     this.pageMaxRssBytes = options.pageMaxRssBytes ?? 1024 ** 3;
     this.pageWatchIntervalMs = options.pageWatchIntervalMs ?? 500;
     this.unresponsiveAfterMs = options.unresponsiveAfterMs ?? 10_000;
+    this.sessionMaxUses = options.sessionMaxUses ?? 50;
+    this.sessionIdleMs = options.sessionIdleMs ?? 5000;
   }
 
   /**
-   * Runs `fn` with a new context of a browser of `flavor`; the context is closed afterwards, and at
-   * once when `signal` fires (pending page calls then reject). A crash of the browser during `fn`
-   * surfaces as a retryable SCRAPE_BROWSER_CRASHED.
+   * Runs `fn` with a context of a browser of `flavor`: a new one, or with `session` one kept from an
+   * earlier fetch of the session. The context is closed afterwards (kept instead for the session when
+   * `fn` succeeded), and at once when `signal` fires (pending page calls then reject). A crash of the
+   * browser during `fn` surfaces as a retryable SCRAPE_BROWSER_CRASHED.
    */
-  async withContext<T>(
-    opts: { flavor: BrowserFlavor; contextOptions: BrowserContextOptions; signal: AbortSignal },
-    fn: (context: BrowserContext) => Promise<T>,
-  ): Promise<T> {
+  async withContext<T>(opts: ContextRequest, fn: (context: BrowserContext, lease: ContextLease) => Promise<T>): Promise<T> {
     if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'The browser pool is shutting down', { retryable: true });
     opts.signal.throwIfAborted();
-    const entry = this.acquire(opts.flavor);
+    const kept = opts.session !== undefined ? this.takeIdle(opts.session, opts.flavor) : undefined;
+    const entry = kept?.entry ?? this.acquire(opts.flavor);
+    if (kept) {
+      entry.active += 1;
+      entry.served += 1;
+      if (entry.served >= this.recycleAfterContexts) this.retire(entry, 'contexts');
+    }
     this.startWatch();
-    let context: BrowserContext | undefined;
+    let session: SessionContext | undefined = kept;
+    let context: BrowserContext | undefined = kept?.context;
     // Once the signal fires, the context is closed (pending page calls reject) and the browser gets
     // `unresponsiveAfterMs` to let the job wind down; a browser that hangs past it is killed, which
     // settles every call still waiting on it, so no job outlives its deadline by more than that.
@@ -171,14 +228,31 @@ export class BrowserPool {
     };
     const onAbort = () => {
       armWatchdog();
+      if (session) session.dead = true;
       void context?.close().catch(() => undefined);
     };
     opts.signal.addEventListener('abort', onAbort, { once: true });
+    let succeeded = false;
     try {
-      const browser = await entry.browser;
-      context = await browser.newContext(opts.contextOptions);
+      if (!session) {
+        const browser = await entry.browser;
+        const made = opts.open ? await opts.open() : { contextOptions: opts.contextOptions ?? {}, onClosed: undefined };
+        try {
+          context = await browser.newContext(made.contextOptions);
+        } catch (err) {
+          await made.onClosed?.().catch(() => undefined);
+          throw err;
+        }
+        session = { entry, context, state: new Map(), uses: 0, dead: false, onClosed: made.onClosed };
+        const fresh = session;
+        context.on('close', () => { fresh.dead = true; });
+      }
       opts.signal.throwIfAborted();
-      return await fn(context);
+      session.uses += 1;
+      const lease: ContextLease = { reused: kept !== undefined, state: session.state, discard: () => { if (session) session.dead = true; } };
+      const out = await fn(context!, lease);
+      succeeded = true;
+      return out;
     } catch (err) {
       if (opts.signal.aborted) throw opts.signal.reason;
       if (entry.crashed) {
@@ -187,12 +261,77 @@ export class BrowserPool {
       throw err;
     } finally {
       opts.signal.removeEventListener('abort', onAbort);
-      // Closing is bounded too: a browser that cannot close a context would hold the job forever.
-      armWatchdog();
-      await context?.close().catch(() => undefined);
+      const keep = succeeded && session !== undefined && opts.session !== undefined && !opts.signal.aborted && !session.dead
+        && session.uses < this.sessionMaxUses && !this.closed && !entry.crashed && !entry.retiring && !entry.closing;
+      if (keep) {
+        this.park(opts.session!, session!);
+      } else {
+        // Closing is bounded too: a browser that cannot close a context would hold the job forever.
+        armWatchdog();
+        await context?.close().catch(() => undefined);
+        await session?.onClosed?.().catch(() => undefined);
+      }
       clearTimeout(watchdog);
       await this.releaseEntry(entry);
     }
+  }
+
+  /** A kept context of `key` still fit to serve (others found on the way are closed). */
+  private takeIdle(key: string, flavor: BrowserFlavor): SessionContext | undefined {
+    const list = this.idle.get(key);
+    while (list?.length) {
+      const s = list.pop()!;
+      clearTimeout(s.idleTimer);
+      if (list.length === 0) this.idle.delete(key);
+      if (!s.dead && s.entry.flavor === flavor && !s.entry.crashed && !s.entry.retiring && !s.entry.closing) return s;
+      void this.closeSession(s);
+    }
+    return undefined;
+  }
+
+  private park(key: string, s: SessionContext): void {
+    const list = this.idle.get(key) ?? [];
+    list.push(s);
+    this.idle.set(key, list);
+    s.idleTimer = setTimeout(() => {
+      const l = this.idle.get(key);
+      const i = l?.indexOf(s) ?? -1;
+      if (l && i >= 0) {
+        l.splice(i, 1);
+        if (l.length === 0) this.idle.delete(key);
+      }
+      void this.closeSession(s).then(() => { if (this.stats().contexts === 0 && this.idle.size === 0) this.stopWatch(); });
+    }, this.sessionIdleMs);
+    s.idleTimer.unref();
+  }
+
+  private async closeSession(s: SessionContext): Promise<void> {
+    clearTimeout(s.idleTimer);
+    s.dead = true;
+    await s.context.close().catch(() => undefined);
+    await s.onClosed?.().catch(() => undefined);
+  }
+
+  /** Closes the kept contexts of `entry` (all of them without one). */
+  private async closeIdle(entry?: BrowserEntry): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, list] of this.idle) {
+      const rest = list.filter((s) => {
+        if (entry && s.entry !== entry) return true;
+        closing.push(this.closeSession(s));
+        return false;
+      });
+      if (rest.length) this.idle.set(key, rest);
+      else this.idle.delete(key);
+    }
+    await Promise.all(closing);
+  }
+
+  /** Session contexts kept for a next fetch. */
+  idleContexts(): number {
+    let n = 0;
+    for (const list of this.idle.values()) n += list.length;
+    return n;
   }
 
   stats(): BrowserPoolStats {
@@ -205,6 +344,7 @@ export class BrowserPool {
   async close(): Promise<void> {
     this.closed = true;
     this.stopWatch();
+    await this.closeIdle();
     await Promise.all([...this.entries].map((e) => this.closeEntry(e)));
   }
 
@@ -263,6 +403,7 @@ export class BrowserPool {
           this.options.onEvent?.({ type: 'crashed', flavor, pid: entry.pid });
           if (this.current.get(flavor) === entry) this.current.delete(flavor);
           this.entries.delete(entry);
+          void this.closeIdle(entry);
         });
         return browser;
       });
@@ -301,6 +442,7 @@ export class BrowserPool {
     this.retire(entry, 'unresponsive');
     entry.closing = true;
     this.entries.delete(entry);
+    void this.closeIdle(entry);
     if (entry.pid !== undefined) {
       try {
         process.kill(entry.pid, 'SIGKILL');
@@ -318,7 +460,7 @@ export class BrowserPool {
       if (pssBytes > this.recycleAboveRssBytes) this.retire(entry, 'memory');
     }
     if ((entry.retiring || this.closed) && entry.active === 0) await this.closeEntry(entry);
-    if (this.stats().contexts === 0) this.stopWatch();
+    if (this.stats().contexts === 0 && this.idle.size === 0) this.stopWatch();
   }
 
   /** Reads renderers' memory every `pageWatchIntervalMs` while any context is open. */
@@ -360,6 +502,7 @@ export class BrowserPool {
     if (entry.closing) return;
     entry.closing = true;
     this.entries.delete(entry);
+    await this.closeIdle(entry);
     const browser = await entry.browser.catch(() => undefined);
     await browser?.close().catch(() => undefined);
   }

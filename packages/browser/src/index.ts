@@ -19,6 +19,8 @@ export {
   type BrowserFlavor,
   type BrowserPoolEvent,
   type BrowserPoolOptions,
+  type ContextLease,
+  type ContextRequest,
   type BrowserPoolStats,
 } from './browser-pool.js';
 export {

@@ -26,11 +26,24 @@ export class NetworkTracker {
   private readonly inFlight = new Map<Request, number>();
   private lastActivity = Date.now();
 
+  private readonly dispose_: () => void;
+
   constructor(context: BrowserContext, private readonly staleAfterMs = 5000) {
-    context.on('request', (r) => { this.inFlight.set(r, Date.now()); this.lastActivity = Date.now(); });
+    const started = (r: Request) => { this.inFlight.set(r, Date.now()); this.lastActivity = Date.now(); };
     const done = (r: Request) => { this.inFlight.delete(r); this.lastActivity = Date.now(); };
+    context.on('request', started);
     context.on('requestfinished', done);
     context.on('requestfailed', done);
+    this.dispose_ = () => {
+      context.off('request', started);
+      context.off('requestfinished', done);
+      context.off('requestfailed', done);
+    };
+  }
+
+  /** Stops following the context (it may serve further pages). */
+  dispose(): void {
+    this.dispose_();
   }
 
   /** Requests in flight that are not stale. */

@@ -92,6 +92,8 @@ export class BrowserStage implements FetchStage {
         : {}),
       ...(storageState ? { storageState } : {}),
       captureStorageState,
+      // The pages of one crawl are one site session: they may share a context (never across crawls or teams).
+      ...(ctx.job.crawl?.kind === 'crawl' ? { session: `${ctx.job.teamId}:${ctx.job.crawl.id}` } : {}),
     });
   }
 }
