@@ -161,7 +161,7 @@ interface BrowserEntry {
 
 /**
  * Chromium browsers shared by the jobs of one worker: a fresh context per job (no state leaks between
- * jobs or teams), browsers replaced after a number of contexts or when their memory grows, and
+ * jobs or teams; the fetches of one `session`, a crawl's pages, may share one), browsers replaced after a number of contexts or when their memory grows, and
  * relaunched after a crash. Every context is closed whatever the job's outcome, and a browser being
  * retired closes once its last context does, so no Chromium process outlives its use.
  */
