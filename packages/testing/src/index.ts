@@ -19,3 +19,4 @@ export {
   FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
 } from './fake-duckduckgo.js';
 export { RedisClusterFixture } from './redis-cluster.js';
+export { corpusDirs, htmlFilesUnder } from './corpus-files.js';

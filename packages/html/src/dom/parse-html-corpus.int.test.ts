@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { corpusDirs, htmlFilesUnder } from '@trawl/testing';
 import { parse } from 'parse5';
 import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { serializeTree } from './__fixtures__/html5lib-tree.js';
@@ -9,20 +8,10 @@ import { MAX_STANDARD_DEPTH, parseHtml } from './parse-html.js';
 import { buildStandardDom, TOO_DEEP } from './standard-dom.js';
 
 // The shared corpora (next to the repository on development machines, absent in CI).
-const CORPORA = join(dirname(fileURLToPath(import.meta.url)), '../../../../../shared/corpora');
-const DIRS = ['trafilatura-eval', 'readability'].map((d) => join(CORPORA, d));
+const { dirs: DIRS, present: corporaPresent } = corpusDirs(['trafilatura-eval', 'readability']);
 // parse5 once per page over 177 MB (parseHtml takes the fast builder on 99% of the pages): opt in with
 // TRAWL_CORPUS_DIFF=1.
-const present = DIRS.every((d) => existsSync(d)) && process.env['TRAWL_CORPUS_DIFF'] === '1';
-
-function htmlFiles(dir: string, into: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) htmlFiles(p, into);
-    else if (/\.html?$/.test(e.name)) into.push(p);
-  }
-  return into;
-}
+const present = corporaPresent && process.env['TRAWL_CORPUS_DIFF'] === '1';
 
 (present ? describe : describe.skip)('parseHtml against parse5 over the corpus pages', () => {
   it('builds the tree of parse5 (htmlparser2 adapter) for every page nested within the depth cap', () => {
@@ -31,7 +20,7 @@ function htmlFiles(dir: string, into: string[] = []): string[] {
     let n = 0;
     let fast = 0;
     for (const dir of DIRS) {
-      for (const file of htmlFiles(dir)) {
+      for (const file of htmlFilesUnder(dir)) {
         const html = readFileSync(file, 'utf8');
         const r = buildStandardDom(html, MAX_STANDARD_DEPTH);
         if (r.doc !== null) fast++;
