@@ -79,6 +79,13 @@ export const workerConfigSchema = z.object({
    * it is killed (the job fails with SCRAPE_PAGE_CRASHED; the browser serves the next page). Default 1024.
    */
   TRAWL_BROWSER_PAGE_MAX_MB: envInt(1024, { min: 64, max: 65_536 }),
+  /**
+   * Pages of one crawl one browser context serves at most (the pages of a crawl share a context while
+   * their browser settings match); 1: a fresh context for every page. Default 50.
+   */
+  TRAWL_BROWSER_SESSION_PAGES: envInt(50, { min: 1, max: 10_000 }),
+  /** A crawl's shared browser context unused this long is closed, ms. Default 5000. */
+  TRAWL_BROWSER_SESSION_IDLE_MS: envInt(5000, { min: 0, max: 600_000 }),
   /** Longest smart wait (network quiet, DOM stable) before capture, ms. Default 8000. */
   TRAWL_BROWSER_SMART_WAIT_MS: envInt(8000, { min: 0, max: 60_000 }),
   /** Extra Chromium flags, comma-separated (e.g. `--host-resolver-rules=...`). Default none. */

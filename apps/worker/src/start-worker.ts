@@ -333,6 +333,8 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
     recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,
     recycleAboveRssBytes: config.TRAWL_BROWSER_MAX_RSS_MB * 1024 * 1024,
     pageMaxRssBytes: config.TRAWL_BROWSER_PAGE_MAX_MB * 1024 * 1024,
+    sessionMaxUses: config.TRAWL_BROWSER_SESSION_PAGES,
+    sessionIdleMs: config.TRAWL_BROWSER_SESSION_IDLE_MS,
     extraArgs: ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', ...config.TRAWL_BROWSER_EXTRA_ARGS],
     onEvent: (event) => {
       metrics.browserEvents.inc({ event: event.type, flavor: event.flavor });
