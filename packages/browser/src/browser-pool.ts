@@ -210,12 +210,7 @@ export class BrowserPool {
     if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'The browser pool is shutting down', { retryable: true });
     opts.signal.throwIfAborted();
     const kept = opts.session !== undefined ? this.takeIdle(opts.session, opts.flavor) : undefined;
-    const entry = kept?.entry ?? this.acquire(opts.flavor);
-    if (kept) {
-      entry.active += 1;
-      entry.served += 1;
-      if (entry.served >= this.recycleAfterContexts) this.retire(entry, 'contexts');
-    }
+    const entry = this.use(kept?.entry ?? this.current.get(opts.flavor), opts.flavor);
     this.startWatch();
     let session: SessionContext | undefined = kept;
     let context: BrowserContext | undefined = kept?.context;
@@ -348,8 +343,12 @@ export class BrowserPool {
     await Promise.all([...this.entries].map((e) => this.closeEntry(e)));
   }
 
-  private acquire(flavor: BrowserFlavor): BrowserEntry {
-    let entry = this.current.get(flavor);
+  /**
+   * Counts one more job on `entry` (a kept session's browser, or the flavor's current one), launching
+   * a new current browser when there is none fit to serve.
+   */
+  private use(candidate: BrowserEntry | undefined, flavor: BrowserFlavor): BrowserEntry {
+    let entry = candidate;
     if (!entry || entry.crashed || entry.retiring) {
       entry = this.launch(flavor);
       this.current.set(flavor, entry);
