@@ -54,6 +54,11 @@ describe('crawl', () => {
     expect(r.status.total).toBe(expected.length);
     expect(r.status.creditsUsed).toBe(expected.length);
     expect(r.status.next).toBeUndefined();
+    // The pages ran in the worker that admitted them (the seed's kickoff, then each page's next
+    // pages), without a BullMQ job each (TRAWL_WORKER_LOCAL_RUNS).
+    const metrics = await (await fetch(`http://127.0.0.1:${cluster.worker!.metricsPort}/metrics`)).text();
+    const localDone = Number(/^trawl_local_runs_total\{[^}]*outcome="done"[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+    expect(localDone).toBeGreaterThanOrEqual(expected.length);
     // the answers match the published contract
     crawlStartResponseSchema.parse(r.start);
     crawlStatusResponseSchema.parse(r.status);

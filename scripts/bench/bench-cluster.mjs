@@ -29,6 +29,10 @@ export async function startBenchCluster(env = {}) {
   const logger = createLogger({ role: 'bench', level: 'silent' });
   const worker = await startWorker(loadConfig(workerConfigSchema, fullEnv), { logger });
   const api = await startApi(loadConfig(apiConfigSchema, fullEnv), { logger });
+  // As `npm start` (apps/cli/src/embedded.ts): a scrape the API admits runs in this process's worker
+  // at once, without the queue hop. `gatewayRunsLocally(false)` sends them through BullMQ instead, as
+  // a gateway in its own process (a split deployment) does.
+  api.runLocally(worker.localRunner);
   const team = await api.teams.resolveKey(fullEnv.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
   return {
@@ -36,6 +40,7 @@ export async function startBenchCluster(env = {}) {
     key: fullEnv.TRAWL_BOOTSTRAP_API_KEY,
     redisUrl: redis.url,
     teamId: team.id,
+    gatewayRunsLocally: (on) => api.runLocally(on ? worker.localRunner : undefined),
     async close() {
       await api.close({ graceMs: 1000 });
       await worker.close({ graceMs: 1000 });

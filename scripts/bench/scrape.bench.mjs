@@ -1,6 +1,8 @@
 // Scrape latency through the whole cluster (gateway -> admission -> BullMQ -> worker -> HTML pipeline
 // -> result store -> gateway) against a bare in-process fetch plus conversion of the same pages, in one
-// run. The ratio is the cost of the cluster. Pages: real articles from ../shared/corpora/readability,
+// run. The ratio is the cost of the cluster. Two rows each: `embedded` (one process, as `npm start`:
+// the worker runs what its API admits without BullMQ) and `queued` (every scrape through BullMQ, as a
+// gateway in its own process sends them). Pages: real articles from ../shared/corpora/readability,
 // served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--hops 1]
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
@@ -91,7 +93,11 @@ async function measure(fn, n, parallel) {
 // its steady state only after some 150 pages (about 8 passes over the 20 pages here; the first pass is
 // 10x slower), and the thread gets 60% of the cluster's pages (smaller ones are converted inline), so
 // a short warm-up measured the thread's warm-up, not its cost. `--warmup 20` was the old figure.
-for (let i = 0; i < WARMUP; i++) { await viaCluster(i); await bare(i); }
+for (let i = 0; i < WARMUP; i++) {
+  cluster.gatewayRunsLocally(i % 2 === 0);
+  await viaCluster(i);
+  await bare(i);
+}
 const rows = [];
 const hops = new Map();
 const onHop = ({ hop, ms }) => {
@@ -99,21 +105,28 @@ const onHop = ({ hop, ms }) => {
   hops.get(hop).push(ms);
 };
 for (const parallel of [1, 8]) {
-  // Interleave the two so machine noise hits both alike.
+  // Interleave them so machine noise hits all alike. `embedded`: one process, as `npm start` runs it
+  // (the worker runs the scrapes its API admits without the queue hop); `queued`: the same cluster
+  // with every scrape going through BullMQ, as between a gateway and workers in their own processes.
   const b = await measure(bare, REQUESTS, parallel);
+  cluster.gatewayRunsLocally(false);
+  const q = await measure(viaCluster, REQUESTS, parallel);
+  cluster.gatewayRunsLocally(true);
   if (HOPS && parallel === 1) subscribe('trawl:hop', onHop);
   const c = await measure(viaCluster, REQUESTS, parallel);
   if (HOPS && parallel === 1) unsubscribe('trawl:hop', onHop);
-  rows.push({ parallel, bare: b, cluster: c });
+  rows.push({ parallel, bare: b, cluster: c, queued: q });
 }
 
 const f = (x) => x.toFixed(1);
 console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS} requests, ${pages.length} corpus pages)\n`);
-console.log('| parallel | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio | bare CPU ms/req | cluster CPU ms/req (of it Redis) | CPU ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| parallel | cluster | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio | bare CPU ms/req | cluster CPU ms/req (of it Redis) | CPU ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  const clusterCpu = r.cluster.cpuMs + r.cluster.redisCpuMs;
-  console.log(`| ${r.parallel} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(r.cluster.p50)} | ${f(r.cluster.p95)} | ${(r.cluster.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(r.cluster.throughput)} | ${(r.cluster.throughput / r.bare.throughput).toFixed(2)} | ${f(r.bare.cpuMs)} | ${f(clusterCpu)} (${f(r.cluster.redisCpuMs)}) | ${(clusterCpu / r.bare.cpuMs).toFixed(2)}x |`);
+  for (const [name, c] of [['embedded', r.cluster], ['queued', r.queued]]) {
+    const clusterCpu = c.cpuMs + c.redisCpuMs;
+    console.log(`| ${r.parallel} | ${name} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(c.p50)} | ${f(c.p95)} | ${(c.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(c.throughput)} | ${(c.throughput / r.bare.throughput).toFixed(2)} | ${f(r.bare.cpuMs)} | ${f(clusterCpu)} (${f(c.redisCpuMs)}) | ${(clusterCpu / r.bare.cpuMs).toFixed(2)}x |`);
+  }
 }
 if (HOPS) {
   console.log(`\n## Hops of a cluster scrape at one in flight (ms; per request: mean over ${REQUESTS} requests)\n`);

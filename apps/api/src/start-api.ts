@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/api-schema';
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { Counter, createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import { PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type TeamStore } from '@trawl/queue';
+import {
+  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type TeamStore,
+} from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
 import { CrawlEventHub, attachCrawlStream } from './routes/crawl-stream.js';
@@ -26,6 +28,11 @@ export interface ApiHandle {
   /** `http://host:port` it listens on. */
   url: string;
   teams: TeamStore;
+  /**
+   * Jobs this API admits are offered to `runner` first: a worker in the same process (embedded mode)
+   * runs them at once, without the queue hop; what it declines goes to BullMQ. `undefined` turns it off.
+   */
+  runLocally(runner: LocalRunner | undefined): void;
   /**
    * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
    * scrapes still waiting then answer 503); close resources. Defaults: TRAWL_SHUTDOWN_DELAY_MS and
@@ -163,6 +170,7 @@ export async function startApi(
     server,
     url,
     teams,
+    runLocally: (runner) => stack.dispatcher.runLocally(runner),
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = config.TRAWL_SHUTDOWN_DELAY_MS } = {}) {
       // Readiness answers 503 from now on; the listener keeps serving while load balancers notice.
       shuttingDown = true;

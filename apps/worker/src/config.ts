@@ -40,6 +40,12 @@ export const workerConfigSchema = z.object({
   TRAWL_WORKER_HOST: z.string().default('0.0.0.0'),
   /** Scrape jobs one process runs at once (network-bound). Default 16. */
   TRAWL_WORKER_CONCURRENCY: envInt(16, { min: 1, max: 1000 }),
+  /**
+   * Scrape jobs this process admits itself (a crawl's next pages when one of its pages ends, jobs its
+   * freed slots promote) and runs at once in-process, without a BullMQ job and its queue hop, on top
+   * of TRAWL_WORKER_CONCURRENCY. More go through the queue; 0 sends every job through the queue. Default 16.
+   */
+  TRAWL_WORKER_LOCAL_RUNS: envInt(16, { min: 0, max: 1000 }),
   /** Threads converting HTML off the event loop. Default: cores - 1, at least 1. */
   TRAWL_HTML_THREADS: envInt(Math.max(1, availableParallelism() - 1), { min: 1, max: 64 }),
   /** Largest page accepted (after decompression), bytes. Default 20 MiB. */

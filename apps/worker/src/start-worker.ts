@@ -2,7 +2,9 @@ import { Worker } from 'bullmq';
 import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
-import { CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient } from '@trawl/queue';
+import {
+  CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner,
+} from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
 import { createSearchProvider, type SearchProvider } from '@trawl/search';
@@ -26,6 +28,7 @@ import { InlineHtmlConverter, ThreadedHtmlConverter, type HtmlConverter } from '
 import { countStalled, lifecycleHandler, type JobHandler } from './job-lifecycle.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ScrapeProcessor, type ScrapeProcessorDeps } from './scrape/scrape.processor.js';
+import { LocalRuns } from './scrape/local-runs.js';
 import { ChangeTracker } from './scrape/change-tracking.js';
 import { CacheStep } from './cache/cache-step.js';
 import { startWebhookWorker } from './webhook/start-webhook-worker.js';
@@ -41,6 +44,11 @@ const ABORT_SETTLE_MS = 5_000;
 export interface WorkerHandle {
   /** Port of /metrics and /health. */
   metricsPort: number;
+  /**
+   * Takes scrape jobs admitted elsewhere in this process (the embedded API's) to run here without the
+   * queue hop; undefined when this worker runs none (no `http` role, TRAWL_WORKER_LOCAL_RUNS=0).
+   */
+  localRunner: LocalRunner | undefined;
   /**
    * Graceful stop: readiness off, no new jobs, in-flight jobs get `graceMs` to finish; those still
    * running are aborted and go back to the queue (BullMQ lock released), then resources close.
@@ -175,10 +183,17 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const consume = (queue: 'scrape' | 'browser' | 'documents', concurrency: number) => {
     const processor = new ScrapeProcessor(queue, deps);
     consumeQueue(queue, (job, token) => processor.process(job, token), concurrency);
+    return processor;
   };
   let webSearch: WebSearch | undefined;
+  let localRuns: LocalRuns | undefined;
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
-    consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
+    const processor = consume('scrape', config.TRAWL_WORKER_CONCURRENCY);
+    if (config.TRAWL_WORKER_LOCAL_RUNS > 0) {
+      // Scrape jobs this process admits run here at once, without the queue hop (see LocalRuns).
+      localRuns = new LocalRuns({ processor, dispatcher, metrics, logger, shutdown: shutdown.signal, max: config.TRAWL_WORKER_LOCAL_RUNS });
+      dispatcher.runLocally(localRuns.offer);
+    }
     const discovery = new SiteDiscovery({ fetcher, maxBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     const mapRunner = new MapRunner({ fetcher, converter, discovery, concurrency: config.TRAWL_MAP_CONCURRENCY, maxResponseBytes: config.TRAWL_MAX_RESPONSE_BYTES });
     // Search results are scraped as sync scrape jobs whose outcomes this process awaits.
@@ -263,13 +278,15 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
 
   return {
     metricsPort: metricsServer.port,
+    localRunner: localRuns?.offer,
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS } = {}) {
       shuttingDown = true;
       metrics.shuttingDown.set(1);
       logger.info({ graceMs }, 'worker stopping: no new jobs, waiting for in-flight jobs');
       clearInterval(reaper);
       clearInterval(watchdog);
-      const drained = Promise.all(workers.map((w) => w.close())).then(() => true);
+      dispatcher.runLocally(undefined);
+      const drained = Promise.all([...workers.map((w) => w.close()), localRuns?.close()]).then(() => true);
       // At the end of the grace period running jobs are aborted: they go back to their queue.
       const abort = setTimeout(() => shutdown.abort(new Error('shutdown')), graceMs);
       // A job that ignores the abort (stuck in native code) is left to expire its lock: stalled

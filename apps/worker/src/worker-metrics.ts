@@ -61,6 +61,12 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['queue'] as const,
       registers: [registry],
     }),
+    localRuns: new Counter({
+      name: 'trawl_local_runs_total',
+      help: 'Jobs this process admitted and ran itself without a queue hop, by how the run ended: done (outcome recorded or handed to another engine), deferred (put in the queue to wait: host politeness, rate limit), requeued (an attempt failed with attempts left, or the process was stopping: the queue runs it again)',
+      labelNames: ['queue', 'outcome'] as const,
+      registers: [registry],
+    }),
     shuttingDown: new Gauge({
       name: 'trawl_worker_shutting_down',
       help: '1 once this worker has been asked to stop (SIGTERM): it takes no new jobs',

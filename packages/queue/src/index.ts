@@ -13,7 +13,7 @@ export {
   type PromotedJob,
   type PriorityClass,
 } from './admission.js';
-export { JobDispatcher, type JobSpec, type ReconcileReport } from './job-dispatcher.js';
+export { JobDispatcher, type AdmissionFacts, type JobSpec, type LocalRunner, type ReconcileReport } from './job-dispatcher.js';
 export { QueueSet } from './queue-set.js';
 export {
   JOB_CATALOG,

@@ -54,6 +54,53 @@ describe('JobDispatcher', () => {
     await queues.close();
   });
 
+  it('hands admitted jobs to a local runner instead of BullMQ; the reaper recovers one whose runner died', async () => {
+    const { dispatcher, queues, spec, team, tick } = await setup();
+    const q = queues.get('scrape');
+    const taken: string[] = [];
+    let accept = true;
+    dispatcher.runLocally((s, admission) => {
+      if (!accept) return false;
+      taken.push(`${s.jobId}:${admission.limited}`);
+      return true;
+    });
+    const a = spec();
+    const b = spec();
+    await dispatcher.submit(a);
+    await dispatcher.submit(b); // the team's one slot is taken: b waits
+    expect(taken).toEqual([`${a.jobId}:false`]);
+    expect(await q.getJobState(a.jobId)).toBe('unknown');
+    // A slot freed by this dispatcher promotes b to the local runner too, as limited.
+    await dispatcher.release(a.teamId, a.jobId);
+    expect(taken).toEqual([`${a.jobId}:false`, `${b.jobId}:true`]);
+    // A run still going is kept admitted: the reaper leaves it alone.
+    tick(800);
+    await dispatcher.keepAdmitted([{ teamId: team.id, jobId: b.jobId }]);
+    tick(800);
+    expect(await dispatcher.reconcile()).toMatchObject({ recovered: 0 });
+    // Its process died (nothing keeps it admitted any more): the reaper enqueues it in BullMQ.
+    tick(1500);
+    expect(await dispatcher.reconcile()).toMatchObject({ recovered: 1 });
+    expect(await q.getJobState(b.jobId)).not.toBe('unknown');
+    // A runner that declines leaves the job to BullMQ.
+    accept = false;
+    await dispatcher.release(b.teamId, b.jobId);
+    const c = spec();
+    await dispatcher.submit(c);
+    expect(await q.getJobState(c.jobId)).not.toBe('unknown');
+    // requeue: a job a local runner gave back goes to BullMQ delayed, with its payload and attempts.
+    await dispatcher.release(c.teamId, c.jobId);
+    accept = true;
+    const d = spec();
+    await dispatcher.submit(d);
+    await dispatcher.requeue(d, { ...d.data, hostSlotAt: 5 }, { delayMs: 60_000, attempts: 2 });
+    const job = await q.getJob(d.jobId);
+    expect(await job!.getState()).toBe('delayed');
+    expect(job!.opts.attempts).toBe(2);
+    expect(job!.data).toMatchObject({ jobId: d.jobId, hostSlotAt: 5 });
+    await queues.close();
+  });
+
   it('the reaper re-enqueues an admitted job that never reached BullMQ and frees slots of vanished jobs', async () => {
     const { admission, dispatcher, queues, spec, team, tick } = await setup();
     const lost = spec();

@@ -16,6 +16,20 @@ export type JobSpec<Q extends QueueName = QueueName> = {
 /** BullMQ's reason for a job failed by its stalled-job check. */
 const STALLED_OUT_REASON = 'job stalled more than allowable limit';
 
+/** How a job got its slot: whether it waited in its team's backlog, and for how long (ms). */
+export interface AdmissionFacts {
+  limited: boolean;
+  waitMs: number;
+}
+
+/**
+ * Takes an admitted job to run in this process at once, instead of a BullMQ job: true when it took
+ * it. A job it takes keeps its slot and its stored spec as any admitted job does, so if this process
+ * dies the reaper finds it missing from BullMQ and enqueues it (see {@link JobDispatcher.reconcile});
+ * while it runs, its runner pushes its check time forward ({@link JobDispatcher.keepAdmitted}).
+ */
+export type LocalRunner = (spec: DispatchSpec, admission: AdmissionFacts) => boolean;
+
 /** What one reconciliation pass found and repaired. */
 export interface ReconcileReport {
   checked: number;
@@ -30,6 +44,8 @@ export interface ReconcileReport {
  * holding a slot are in BullMQ, so one team's backlog never sits in front of another team's jobs.
  */
 export class JobDispatcher {
+  private local: LocalRunner | undefined;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -37,7 +53,15 @@ export class JobDispatcher {
     private readonly queues: QueueSet,
   ) {}
 
-  /** Admits the job or queues it in its team's backlog; every job that got a slot goes to BullMQ. */
+  /**
+   * Jobs admitted by this dispatcher from now on are offered to `runner` first (a worker that runs
+   * them in-process); what it declines goes to BullMQ. `undefined` turns it off.
+   */
+  runLocally(runner: LocalRunner | undefined): void {
+    this.local = runner;
+  }
+
+  /** Admits the job or queues it in its team's backlog; every job that got a slot goes to BullMQ (or a local runner). */
   async submit(spec: JobSpec): Promise<AdmitOutcome> {
     const outcome = await timeHop('gateway:admission', () => this.admission.admit(spec));
     await timeHop('gateway:bullmq-add', () => this.enqueue(outcome.promoted));
@@ -116,11 +140,39 @@ export class JobDispatcher {
     return this.admission.counts(teamId);
   }
 
-  private async enqueue(promoted: PromotedJob[]): Promise<void> {
-    for (const p of promoted) await this.add(p.spec, { limited: p.limited, waitMs: p.waitMs });
+  /**
+   * Puts an admitted job that a local runner took into BullMQ after all (it deferred, failed an
+   * attempt, or its process is stopping), keeping its slot: `data` is its payload now, `delayMs` when
+   * it may run, `attempts` what it has left.
+   */
+  async requeue(spec: DispatchSpec, data: Record<string, unknown>, opts: { delayMs?: number; attempts?: number } = {}): Promise<void> {
+    await this.queues.get(spec.queue).add(spec.name, data, {
+      jobId: spec.jobId,
+      priority: bullPriority(spec.priorityClass),
+      ...(opts.delayMs !== undefined && opts.delayMs > 0 ? { delay: opts.delayMs } : {}),
+      ...(opts.attempts !== undefined ? { attempts: Math.max(1, opts.attempts) } : {}),
+    });
   }
 
-  private async add(spec: DispatchSpec, admission: { limited: boolean; waitMs: number }): Promise<void> {
+  /** Pushes the reaper's next look at admitted jobs still running (locally) forward. */
+  async keepAdmitted(jobs: Iterable<{ teamId: string; jobId: string }>): Promise<void> {
+    await Promise.all([...jobs].map((j) => this.admission.extend(j.teamId, j.jobId)));
+  }
+
+  /** How long after admission (or a check) the reaper looks at an admitted job, ms. */
+  get checkAfterMs(): number {
+    return this.admission.checkAfterMs;
+  }
+
+  private async enqueue(promoted: PromotedJob[]): Promise<void> {
+    for (const p of promoted) {
+      const admission = { limited: p.limited, waitMs: p.waitMs };
+      if (this.local?.(p.spec, admission)) continue;
+      await this.add(p.spec, admission);
+    }
+  }
+
+  private async add(spec: DispatchSpec, admission: AdmissionFacts): Promise<void> {
     // jobId makes the add idempotent: adding a job BullMQ already holds is a no-op.
     await this.queues.get(spec.queue).add(spec.name, { ...spec.data, admission }, {
       jobId: spec.jobId,

@@ -3,6 +3,7 @@ import { TrawlError, redactUrl, parseRequestSchema, scrapeRequestSchema, type Sc
 import { hopTimingOn, parseJob, recordHop, type ScrapeJob } from '@trawl/queue';
 import { timed, stepTimer } from './pipeline/run-steps.js';
 import { ScrapePipeline } from './pipeline/scrape-pipeline.js';
+import { BullJobRun, type JobRun } from './pipeline/job-run.js';
 import type { ScrapeDeps, ScrapeQueue } from './pipeline/context.js';
 
 export type { ScrapeDeps as ScrapeProcessorDeps, ScrapeQueue } from './pipeline/context.js';
@@ -39,27 +40,33 @@ export class ScrapeProcessor {
     this.now = deps.now ?? Date.now;
   }
 
-  async process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
-    // From BullMQ's add (its own clock reading) to this run.
-    if (hopTimingOn()) recordHop('worker:pickup', Date.now() - bullJob.timestamp);
+  /** Runs a BullMQ job of the queue; `token` is its lock. */
+  process(bullJob: Job, token?: string): Promise<{ ok: boolean }> {
+    return this.runJob(new BullJobRun(bullJob, token, this.queue, this.deps.dispatcher));
+  }
+
+  /** Runs a job held by `run` (a BullMQ job, or one run in this process without the queue). */
+  async runJob(run: JobRun): Promise<{ ok: boolean }> {
+    // From where the job was queued (BullMQ's add, or the local admission) to this run.
+    if (hopTimingOn()) recordHop('worker:pickup', Date.now() - run.queuedAt);
     const timer = stepTimer(this.deps.metrics.scrapeStep, this.deps.logger);
     let parsed: { job: ScrapeJob; request: ScrapeRequest };
     try {
       parsed = await timed('parse', timer, () => {
-        const job = parseJob(this.queue, bullJob.data);
+        const job = parseJob(this.queue, run.data);
         return { job, request: parseRequest(job) };
       });
     } catch (err) {
-      await this.refuseInvalid(bullJob.data, err);
+      await this.refuseInvalid(run.data, err);
       throw err;
     }
     const { job, request } = parsed;
     const log = this.deps.logger.child({
-      jobId: job.jobId, queue: this.queue, attempt: bullJob.attemptsMade + 1,
+      jobId: job.jobId, queue: this.queue, attempt: run.attemptsMade + 1,
       ...(job.crawl ? { crawlId: job.crawl.id } : {}),
       ...(job.zeroDataRetention ? { zdr: true } : { url: redactUrl(request.url) }),
     });
-    return this.pipeline.run(bullJob, token, job, request, log);
+    return this.pipeline.run(run, job, request, log);
   }
 
   /**

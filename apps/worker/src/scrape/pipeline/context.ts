@@ -1,5 +1,4 @@
 import type { Llm, LlmUsage } from '@trawl/llm';
-import type { Job } from 'bullmq';
 import { TrawlError, type Document, type ScrapeRequest } from '@trawl/api-schema';
 import type { BlobStore } from '@trawl/blob-store';
 import type { BrowserFetcher } from '@trawl/browser';
@@ -18,6 +17,7 @@ import type { WorkerMetrics } from '../../worker-metrics.js';
 import type { ChangeTracker } from '../change-tracking.js';
 import type { DocumentTransformer } from '../transformers/index.js';
 import type { Handoff } from './handoff.js';
+import type { JobRun } from './job-run.js';
 
 /** The queue a scrape pipeline consumes: `scrape` (plain HTTP first), `browser` or `documents`. */
 export type ScrapeQueue = 'scrape' | 'browser' | 'documents';
@@ -110,8 +110,8 @@ export class JobSignals {
  */
 export interface ScrapeContext {
   readonly queue: ScrapeQueue;
-  readonly bullJob: Job;
-  readonly token: string | undefined;
+  /** The queue's hold on the job: a BullMQ job, or a run in this process (see job-run.ts). */
+  readonly run: JobRun;
   job: ScrapeJob;
   readonly request: ScrapeRequest;
   readonly log: Logger;

@@ -38,6 +38,26 @@ describe('finishJob', () => {
     expect(events).toEqual(['charge 1', 'cache written', 'put', 'release']);
   });
 
+  it('a crawl page: recorded first, then its charge and the release go out together', async () => {
+    const events: string[] = [];
+    const deps = {
+      ...recordingDeps(events),
+      credits: {
+        charge: async (_team: string, amount: number) => {
+          events.push(`charge ${amount} sent`);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          events.push('charged');
+          return amount;
+        },
+      },
+      crawlPages: { record: async () => { events.push('recorded'); return { billed: true }; } },
+    } as unknown as Deps;
+    const page: ScrapeJob = { ...job, mode: 'async', crawl: { id: 'c', kind: 'crawl', depth: 0 } };
+    const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
+    await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
+    expect(events).toEqual(['recorded', 'charge 1 sent', 'release', 'charged']);
+  });
+
   it('stores the outcome after the cache writes when there is nothing to charge', async () => {
     const events: string[] = [];
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 0 } } as Document;

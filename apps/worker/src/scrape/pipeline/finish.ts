@@ -25,13 +25,15 @@ export async function finishJob(
   deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun,
 ): Promise<void> {
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
-  // slot (a crash here leaves the slot to the reaper).
-  await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
-  await timeHop('worker:finish-release', () => deps.dispatcher.release(job.teamId, job.jobId));
+  // slot (a crash here leaves the slot to the reaper). A crawl page's charge, which follows its
+  // recording, goes out with the release (one round trip for both).
+  const { charge } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
+  await timeHop('worker:finish-release', () => Promise.all([charge, deps.dispatcher.release(job.teamId, job.jobId)]));
   if (job.document) await deps.documentBodies.delete(job.jobId);
 }
 
-async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<void> {
+/** Records the outcome; for a crawl page, hands back its charge (sent, not awaited). */
+async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<{ charge?: Promise<unknown> }> {
   const stored = enforceResultSize(outcome, deps.maxResultBytes);
   if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
   outcome = stored;
@@ -53,8 +55,7 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
     const { billed } = await deps.crawlPages.record(job, request.url, outcome.ok
       ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
       : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
-    if (billed && credits > 0) await deps.credits.charge(job.teamId, credits);
-    return;
+    return billed && credits > 0 ? { charge: deps.credits.charge(job.teamId, credits) } : {};
   }
   // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
   await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
@@ -62,4 +63,5 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
     { zeroDataRetention: job.zeroDataRetention },
   );
+  return {};
 }

@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
 import { addUsage, NO_USAGE } from '@trawl/llm';
 import { JOB_CATALOG, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
@@ -12,6 +12,7 @@ import { convertsOf, documentTransformers, transformersFor, type DocumentTransfo
 import { ended, JobSignals, type ScrapeContext, type ScrapeDeps, type ScrapeQueue } from './context.js';
 import { finishJob } from './finish.js';
 import { executeHandoff } from './handoff.js';
+import { isDeferral, type JobRun } from './job-run.js';
 import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-steps.js';
 
 /**
@@ -45,10 +46,10 @@ export class ScrapePipeline {
   }
 
   /** Runs a job whose payload parsed. */
-  async run(bullJob: Job, token: string | undefined, job: ScrapeJob, request: ScrapeContext['request'], log: ScrapeContext['log']): Promise<{ ok: boolean }> {
+  async run(run: JobRun, job: ScrapeJob, request: ScrapeContext['request'], log: ScrapeContext['log']): Promise<{ ok: boolean }> {
     const timer = stepTimer(this.deps.metrics.scrapeStep, log);
     const ctx: PipelineContext = {
-      queue: this.queue, bullJob, token, job, request, log, started: this.now(),
+      queue: this.queue, run, job, request, log, started: this.now(),
       signals: new JobSignals(() => ctx.job.deadline, undefined, this.deps.shutdown, this.now),
       transformers: transformersFor(this.transformers, request), timer,
     };
@@ -221,21 +222,20 @@ export class ScrapePipeline {
       this.observe(ctx, engine, 'success');
       return { ok: true };
     } catch (err) {
-      if (err instanceof DelayedError) throw err; // waiting for its host slot: not a failure
+      if (isDeferral(err)) throw err; // waiting for its host slot: not a failure
       const te = TrawlError.from(err);
       if (this.deps.shutdown.aborted) throw err; // back to the queue; another worker finishes it
       // Lost its lock (stalled back to the queue): the run holding the job now records its outcome.
-      if (!(await this.deps.dispatcher.holdsLock(ctx.queue, ctx.bullJob.id, ctx.token))) throw err;
+      if (!(await ctx.run.owns())) throw err;
       const retry = retryClassOf(te);
       const timeLeft = ctx.job.deadline - this.now();
-      if (retry === 'delay' && timeLeft > 1000 && ctx.token !== undefined) {
+      if (retry === 'delay' && timeLeft > 1000 && ctx.run.canDefer) {
         // A rate-limited target said "not now": wait without spending an attempt.
         ctx.log.info({ code: te.code }, 'scrape rate-limited, delaying');
-        const delayMs = Math.min(timeLeft - 1000, JOB_CATALOG[ctx.queue].policy.backoffMs * 2 ** ctx.bullJob.attemptsMade);
-        await ctx.bullJob.moveToDelayed(this.now() + delayMs, ctx.token);
-        throw new DelayedError();
+        const delayMs = Math.min(timeLeft - 1000, JOB_CATALOG[ctx.queue].policy.backoffMs * 2 ** ctx.run.attemptsMade);
+        return ctx.run.deferUntil(this.now() + delayMs);
       }
-      const attemptsLeft = (ctx.bullJob.opts.attempts ?? 1) - (ctx.bullJob.attemptsMade + 1);
+      const attemptsLeft = ctx.run.attempts - (ctx.run.attemptsMade + 1);
       if (retry !== 'never' && attemptsLeft > 0 && timeLeft > 1000) {
         ctx.log.info({ code: te.code }, 'scrape attempt failed, retrying');
         throw te;
@@ -261,22 +261,19 @@ export class ScrapePipeline {
    * turns the job into a delayed job (it keeps its team slot, not a worker) and ends this run.
    */
   private async waitForHostSlot(ctx: PipelineContext): Promise<void> {
-    const { bullJob, job, token } = ctx;
+    const { run, job } = ctx;
     const limiter = this.deps.hostRate;
-    if (token === undefined || !limiter.enabled) return;
+    if (!run.canDefer || !limiter.enabled) return;
     const host = new URL(ctx.request.url).host;
-    const reserved = job.hostSlotAt !== undefined && job.hostSlotAttempt === bullJob.attemptsMade;
+    const reserved = job.hostSlotAt !== undefined && job.hostSlotAttempt === run.attemptsMade;
     // The lease outlives the request's own timeout: it only expires when its worker died.
     const ticket = await limiter.acquire(host, job.jobId, { now: this.now(), reserved, leaseMs: ctx.request.timeout + 15_000 });
     if (ticket.kind === 'go') {
       ctx.hostLease = host;
       return;
     }
-    if (ticket.reserved) {
-      await bullJob.updateData({ ...bullJob.data as Record<string, unknown>, hostSlotAt: ticket.until, hostSlotAttempt: bullJob.attemptsMade });
-    }
-    await bullJob.moveToDelayed(Math.max(ticket.until, this.now() + 1), token);
-    throw new DelayedError();
+    const at = Math.max(ticket.until, this.now() + 1);
+    await run.deferUntil(at, ticket.reserved ? { ...run.data, hostSlotAt: ticket.until, hostSlotAttempt: run.attemptsMade } : undefined);
   }
 
   /**
@@ -289,14 +286,12 @@ export class ScrapePipeline {
     if (host === undefined) return;
     ctx.hostLease = undefined;
     const nextFree = await this.deps.hostRate.complete(host, ctx.job.jobId, res, this.now());
-    const { bullJob, token } = ctx;
+    const { run } = ctx;
     const retries = ctx.job.hostBusyRetries ?? 0;
-    if (!isHostBusy(res.statusCode) || token === undefined || retries >= MAX_HOST_BUSY_RETRIES) return;
+    if (!isHostBusy(res.statusCode) || !run.canDefer || retries >= MAX_HOST_BUSY_RETRIES) return;
     ctx.log.info({ statusCode: res.statusCode, retryAt: nextFree }, 'host is busy, page waits for it');
-    const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...data } = bullJob.data as Record<string, unknown>;
-    await bullJob.updateData({ ...data, hostBusyRetries: retries + 1 });
-    await bullJob.moveToDelayed(Math.max(nextFree, this.now() + 1), token);
-    throw new DelayedError();
+    const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...data } = run.data;
+    await run.deferUntil(Math.max(nextFree, this.now() + 1), { ...data, hostBusyRetries: retries + 1 });
   }
 }
 
