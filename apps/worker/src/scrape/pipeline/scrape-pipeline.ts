@@ -53,10 +53,17 @@ export class ScrapePipeline {
       signals: new JobSignals(() => ctx.job.deadline, undefined, this.deps.shutdown, this.now),
       transformers: transformersFor(this.transformers, request), timer,
     };
-    // The reads a job starts with go out together (one round trip): the team's state for the admit
-    // step, the cancellation watch, and the dedupe read.
+    // The reads a job starts with go out together (one round trip): the team's state and a crawl
+    // page's credit check for the admit step, the cancellation watch, and the dedupe read.
     ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
     ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
+    if (job.crawl && this.fetches(ctx)) {
+      // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
+      // page and its formats (the LLM formats add theirs).
+      const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(request)), { lockdown: request.lockdown });
+      ctx.creditCheck = this.deps.credits.ensureAvailable(job.teamId, cost);
+      ctx.creditCheck.catch(() => undefined); // awaited by the admit step
+    }
     const watching = this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
     try {
       // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
@@ -103,12 +110,7 @@ export class ScrapePipeline {
           // A team disabled while its job waited: the job fails without contacting anything (jobs
           // already running when it was disabled finish).
           if (await (ctx.teamDisabled ?? d.teams.isDisabled(ctx.job.teamId))) throw new TrawlError('TEAM_DISABLED', 'The team was disabled before this job started');
-          // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
-          // page and its formats (the LLM formats add theirs).
-          if (ctx.job.crawl) {
-            const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(ctx.request)), { lockdown: ctx.request.lockdown });
-            await d.credits.ensureAvailable(ctx.job.teamId, cost);
-          }
+          await ctx.creditCheck;
         },
       },
       {
@@ -245,6 +247,8 @@ export class ScrapePipeline {
       await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: false, error: te.toData() }, ctx.log));
       this.observe(ctx, engine, te.code);
       throw new UnrecoverableError(te.code);
+    } finally {
+      await ctx.hostReleased; // ended while the page went on (see endHostLease)
     }
   }
 
@@ -285,10 +289,16 @@ export class ScrapePipeline {
     const host = ctx.hostLease;
     if (host === undefined) return;
     ctx.hostLease = undefined;
-    const nextFree = await this.deps.hostRate.complete(host, ctx.job.jobId, res, this.now());
     const { run } = ctx;
     const retries = ctx.job.hostBusyRetries ?? 0;
-    if (!isHostBusy(res.statusCode) || !run.canDefer || retries >= MAX_HOST_BUSY_RETRIES) return;
+    const completing = this.deps.hostRate.complete(host, ctx.job.jobId, res, this.now());
+    if (!isHostBusy(res.statusCode) || !run.canDefer || retries >= MAX_HOST_BUSY_RETRIES) {
+      // Nothing here depends on the answer: the page goes on while the lease ends (finish waits for
+      // it). A lease that could not be ended expires on its own (its request timeout + 15 s).
+      ctx.hostReleased = completing.then(() => undefined, (err: unknown) => ctx.log.warn({ err, host }, 'host lease not ended: it expires'));
+      return;
+    }
+    const nextFree = await completing;
     ctx.log.info({ statusCode: res.statusCode, retryAt: nextFree }, 'host is busy, page waits for it');
     const { hostSlotAt: _slot, hostSlotAttempt: _attempt, ...data } = run.data;
     await run.deferUntil(Math.max(nextFree, this.now() + 1), { ...data, hostBusyRetries: retries + 1 });
@@ -306,6 +316,10 @@ interface PipelineContext extends ScrapeContext {
   hostLease?: string | undefined;
   /** Whether the team is disabled, read when the run starts (see `run`). */
   teamDisabled?: Promise<boolean>;
+  /** A crawl page's credit check, sent when the run starts (see `run`). */
+  creditCheck?: Promise<void>;
+  /** The host lease being ended after the fetch (never rejects); finish waits for it. */
+  hostReleased?: Promise<void>;
   /** The cache writes the cache-store step sent (never rejects); finish awaits them with the charge. */
   cacheStored?: Promise<void>;
 }
