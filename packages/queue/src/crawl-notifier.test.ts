@@ -6,22 +6,23 @@ import type { CrawlRecord } from './crawl-store.js';
 
 /** A sender that records each queue job it would add: one `send` is one job, one `sendBatch` one job. */
 function recordingSender() {
-  const jobs: { crawl: string; types: string[]; pages: string[]; pageOf?: string }[] = [];
-  const add = (events: readonly WebhookEvent[], options: { pageOf?: string } = {}) => {
+  const jobs: { crawl: string; types: string[]; pages: string[]; pageOf?: string; delayMs?: number }[] = [];
+  const add = (events: readonly WebhookEvent[], options: { pageOf?: string; delayMs?: number } = {}) => {
     jobs.push({
       crawl: events[0]!.id,
       types: events.map((e) => e.type),
       pages: events.map((e) => ((e.data as Document[] | undefined)?.[0]?.markdown ?? '') as string),
       ...(options.pageOf !== undefined ? { pageOf: options.pageOf } : {}),
+      ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
     });
   };
   return {
     jobs,
-    send: async (_team: string, _config: unknown, event: WebhookEvent, options?: { pageOf?: string }) => {
+    send: async (_team: string, _config: unknown, event: WebhookEvent, options?: { pageOf?: string; delayMs?: number }) => {
       add([event], options);
       return 'id';
     },
-    sendBatch: async (_team: string, _config: unknown, events: readonly WebhookEvent[], options?: { pageOf?: string }) => {
+    sendBatch: async (_team: string, _config: unknown, events: readonly WebhookEvent[], options?: { pageOf?: string; delayMs?: number }) => {
       add(events, options);
       return events.map(() => 'id');
     },
@@ -44,7 +45,8 @@ describe('webhookCrawlNotifier page batching', () => {
     await notify(crawl('c1'), 'completed');
     expect(sender.jobs.slice(1)).toEqual([
       { crawl: 'c1', types: ['crawl.page'], pages: ['d'], pageOf: 'c1' },
-      { crawl: 'c1', types: ['crawl.completed'], pages: [''] },
+      // First checked once other processes' held page events of the crawl are queued.
+      { crawl: 'c1', types: ['crawl.completed'], pages: [''], delayMs: 60_000 },
     ]);
     await notify.flush();
     expect(sender.jobs.slice(3)).toEqual([{ crawl: 'c2', types: ['batch_scrape.page'], pages: ['x'], pageOf: 'c2' }]);
@@ -92,7 +94,7 @@ describe('webhookCrawlNotifier page batching', () => {
     await end;
     expect(sender.jobs).toEqual([
       { crawl: 'c1', types: ['crawl.page', 'crawl.page'], pages: ['a', 'b'], pageOf: 'c1' },
-      { crawl: 'c1', types: ['crawl.completed'], pages: [''] },
+      { crawl: 'c1', types: ['crawl.completed'], pages: [''], delayMs: 60_000 },
     ]);
   });
 

@@ -83,13 +83,21 @@ export function webhookCrawlNotifier(
     }
     // The crawl's page events held here go first.
     await release(crawl.id);
+    // Another process may hold page events of the crawl for up to the window: the terminal event
+    // (held by the sender's order until the page deliveries queued before its first check end) is
+    // first checked once that window is over.
+    const terminal = maxEvents > 1 && (event === 'completed' || event === 'failed');
     try {
       await sender.send(crawl.teamId, config, {
         type: typeOf(crawl, event),
         id: crawl.id,
         ...(payload?.document !== undefined ? { data: [payload.document] } : {}),
         ...(payload?.error !== undefined ? { error: payload.error } : {}),
-      }, { zeroDataRetention: crawl.zeroDataRetention, ...(event === 'page' ? { pageOf: crawl.id } : {}) });
+      }, {
+        zeroDataRetention: crawl.zeroDataRetention,
+        ...(event === 'page' ? { pageOf: crawl.id } : {}),
+        ...(terminal && windowMs > 0 ? { delayMs: windowMs } : {}),
+      });
     } catch (err) {
       onError(err);
     }

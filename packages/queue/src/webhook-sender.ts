@@ -30,6 +30,8 @@ export interface WebhookSendOptions {
    * this delivery has been (with the sender's `order`).
    */
   pageOf?: string;
+  /** Queue the delivery this long from now, ms (`send` only). Default 0. */
+  delayMs?: number;
 }
 
 /**
@@ -51,10 +53,11 @@ export class WebhookSender {
   }
 
   /** Adds one webhook job; a crawl's page delivery is tracked first (its commands go out first). */
-  private async add(name: string, job: WebhookJob, pageOf: string | undefined): Promise<void> {
+  private async add(name: string, job: WebhookJob, pageOf: string | undefined, delayMs = 0): Promise<void> {
     const policy = JOB_CATALOG.webhook.policy;
     const added = () => this.queues.get('webhook').add(name, job, {
       jobId: job.webhookId,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
       attempts: this.attempts,
       backoff: { type: policy.backoffType, delay: this.backoffMs },
       ...(job.zeroDataRetention ? { removeOnComplete: true, removeOnFail: true } : {}),
@@ -90,7 +93,7 @@ export class WebhookSender {
       event: event.type,
       zeroDataRetention,
     };
-    await this.add(event.type, job, options.pageOf);
+    await this.add(event.type, job, options.pageOf, options.delayMs);
     return webhookId;
   }
 
@@ -109,7 +112,7 @@ export class WebhookSender {
     const selected = config === undefined ? [] : events.filter((e) => webhookEventSelected(config.events, e.type));
     if (config === undefined || selected.length === 0) return [];
     if (selected.length === 1) {
-      const id = await this.send(teamId, config, selected[0]!, options);
+      const id = await this.send(teamId, config, selected[0]!, { ...options, delayMs: 0 });
       return id === null ? [] : [id];
     }
     const ids: string[] = [];
