@@ -57,6 +57,7 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
   // A crawl's terminal event waits for its page deliveries (keys under the crawl's hash tag; the
   // job states from the webhook queue itself).
   const queue = new Queue('webhook', { connection: opts.connection, prefix: opts.prefix });
+  queue.on('error', throttledErrorLog(opts.logger, 'bullmq queue error', { fields: { queue: 'webhook' } }));
   const order = new WebhookOrder(opts.connection, new RedisKeys(config.TRAWL_REDIS_PREFIX));
   const processor = new WebhookProcessor({
     agent,
