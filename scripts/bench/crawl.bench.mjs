@@ -394,7 +394,7 @@ function median(runs) {
   if (done.length === 0) return runs[0];
   const sorted = [...done].sort((a, b) => a.elapsedMs - b.elapsedMs);
   const mid = sorted[Math.floor((sorted.length - 1) / 2)];
-  return { ...mid, rounds: done.map((r) => ({ pages: r.pages, pagesPerSec: r.pagesPerSec })) };
+  return { ...mid, rounds: done.map((r) => ({ pages: r.pages, pagesPerSec: r.pagesPerSec, ...(r.lagMs !== undefined ? { lagMs: r.lagMs } : {}) })) };
 }
 
 
@@ -648,6 +648,8 @@ for (const { site, expected, rows } of results) {
       r.status && r.status !== 'completed' ? `status ${r.status}` : undefined,
       r.webhookPages !== undefined && r.webhookPages !== r.pages ? `${r.webhookPages} documents in page webhooks` : undefined,
       r.lagMs !== undefined ? `completed webhook ${f(r.lagMs)} ms after the last page webhook` : undefined,
+      // The order must hold in every round, not only the median one.
+      r.rounds.filter((x) => x.lagMs !== undefined).length > 1 ? `lag per round ${r.rounds.map((x) => (x.lagMs === undefined ? '-' : f(x.lagMs))).join(' / ')} ms` : undefined,
       r.completedAtLagMs !== undefined ? `completedAt ${f(r.completedAtLagMs, 0)} ms after the last document` : undefined,
     ].filter(Boolean).join('; ');
     const cells = [site, r.crawler, r.pages, r.ok, r.requests, f(r.elapsedMs / 1000, 2), f(r.pagesPerSec), ratio, notes];

@@ -12,12 +12,11 @@ export const webhookEnv = {
   TRAWL_WEBHOOK_ATTEMPTS: envInt(10, { min: 1, max: 50 }),
   /**
    * Page events (`crawl.page`, `batch_scrape.page`) of one crawl gathered into one delivery job, at
-   * most, waiting at most 25 ms for more: the same payloads, one POST each. 1: one job per page.
-   * Default 1: with batches a crawl's `completed` was measured arriving a few ms before its last page
-   * events (batches cut jobs and Redis commands per page: about 1.1-1.2x pages/s on a quiet machine,
-   * about 1.5x with the workers' CPU saturated).
+   * most, waiting at most 25 ms for more: the same payloads, one POST each, in order. 1: one job per
+   * page. Either way a crawl's `completed` / `failed` is delivered after its page events (it waits
+   * for their jobs to end). Default 25: fewer jobs and Redis commands per page.
    */
-  TRAWL_WEBHOOK_PAGE_BATCH: envInt(1, { min: 1, max: 100 }),
+  TRAWL_WEBHOOK_PAGE_BATCH: envInt(25, { min: 1, max: 100 }),
   /**
    * Allow webhook URLs on loopback, private, link-local and metadata addresses (so does
    * `TRAWL_ALLOW_PRIVATE_TARGETS`). Default false.

@@ -32,7 +32,9 @@ interface Held {
  * delivery job of the same payloads, one POST each with its own `webhookId` (a job per page cost a
  * crawl about a third of its throughput). A page's `notify` returns once its event is held. Any
  * other event of a crawl (`completed`, `failed`) first sends the page events this process holds for
- * it, so a crawl's pages are queued before its end. A process that dies holding events loses them,
+ * it and waits for their jobs to be queued, so a crawl's pages are queued before its end; page
+ * deliveries are sent with `pageOf`, so the sender's order holds the terminal delivery until they
+ * have been delivered (or given up). A process that dies holding events loses them,
  * as one that died between recording a page and queueing its event always did: page events are at
  * most once; the documents themselves are in the crawl.
  */
@@ -55,7 +57,7 @@ export function webhookCrawlNotifier(
     clearTimeout(h.timer);
     const type = typeOf(h.crawl, 'page');
     const send = () => sender.sendBatch(h.crawl.teamId, h.crawl.request.webhook, h.documents.map((document) => ({ type, id: h.crawl.id, data: [document] })), {
-      zeroDataRetention: h.crawl.zeroDataRetention,
+      zeroDataRetention: h.crawl.zeroDataRetention, pageOf: h.crawl.id,
     }).then(() => undefined, onError);
     const p = before ? before.then(send) : send();
     sending.set(crawlId, p);
@@ -81,13 +83,21 @@ export function webhookCrawlNotifier(
     }
     // The crawl's page events held here go first.
     await release(crawl.id);
+    // Another process may hold page events of the crawl for up to the window: the terminal event
+    // (held by the sender's order until the page deliveries queued before its first check end) is
+    // first checked once that window is over.
+    const terminal = maxEvents > 1 && (event === 'completed' || event === 'failed');
     try {
       await sender.send(crawl.teamId, config, {
         type: typeOf(crawl, event),
         id: crawl.id,
         ...(payload?.document !== undefined ? { data: [payload.document] } : {}),
         ...(payload?.error !== undefined ? { error: payload.error } : {}),
-      }, { zeroDataRetention: crawl.zeroDataRetention });
+      }, {
+        zeroDataRetention: crawl.zeroDataRetention,
+        ...(event === 'page' ? { pageOf: crawl.id } : {}),
+        ...(terminal && windowMs > 0 ? { delayMs: windowMs } : {}),
+      });
     } catch (err) {
       onError(err);
     }

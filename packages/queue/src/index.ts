@@ -40,7 +40,8 @@ export {
   type QueuePolicy,
   type JobPayload,
 } from './job-catalog.js';
-export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
+export { WebhookSender, type WebhookSenderOptions, type WebhookSendOptions } from './webhook-sender.js';
+export { WebhookOrder, isCrawlPageEvent, isCrawlTerminalEvent, type WebhookJobState, type WebhookOrderOptions } from './webhook-order.js';
 export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';
 export { webhookRetryDelay, MAX_WEBHOOK_RETRY_AFTER_MS } from './webhook-retry-delay.js';
 export { ResultStore, type JobOutcome, type StoredResult, type ResultStoreOptions } from './result-store.js';

@@ -4,6 +4,7 @@ import { ChangeStore } from './change-store.js';
 import { ClusterStats } from './cluster-stats.js';
 import { CrawlCoordinator } from './crawl-coordinator.js';
 import { webhookCrawlNotifier, type BufferedCrawlNotifier } from './crawl-notifier.js';
+import { WebhookOrder } from './webhook-order.js';
 import { CrawlStore } from './crawl-store.js';
 import { CreditLedger } from './credit-ledger.js';
 import { DocumentBodyStore } from './document-body-store.js';
@@ -113,7 +114,9 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
   const admission = new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP });
   const dispatcher = new JobDispatcher(redis, keys, admission, queues);
   const crawls = new CrawlStore(redis, keys);
-  const webhooks = new WebhookSender(queues, { backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS });
+  const webhooks = new WebhookSender(queues, {
+    backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS, order: new WebhookOrder(redis, keys),
+  });
   const notify = webhookCrawlNotifier(webhooks, opts.onWebhookError, { maxEvents: config.TRAWL_WEBHOOK_PAGE_BATCH });
   const monitorScheduler = new MonitorScheduler(queues);
   const monitorEnded = monitorCrawlEnded(monitorScheduler);

@@ -3,6 +3,7 @@ import { webhookEventSelected, type WebhookConfig } from '@trawl/api-schema';
 import { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';
 import { JOB_CATALOG, type WebhookJob } from './job-catalog.js';
 import type { QueueSet } from './queue-set.js';
+import type { WebhookOrder } from './webhook-order.js';
 
 /** Options of {@link WebhookSender}. */
 export interface WebhookSenderOptions {
@@ -10,27 +11,64 @@ export interface WebhookSenderOptions {
   backoffMs?: number;
   /** Attempts including the first (`TRAWL_WEBHOOK_ATTEMPTS`). Default: the catalog's, 10. */
   attempts?: number;
+  /**
+   * Records each crawl page delivery (`pageOf`) as pending, so the crawl's terminal event waits for
+   * it. Without it the terminal event can overtake page events still being delivered.
+   */
+  order?: WebhookOrder;
+}
+
+/** Options of one {@link WebhookSender.send} / {@link WebhookSender.sendBatch}. */
+export interface WebhookSendOptions {
+  /**
+   * The job's ZDR flag: the delivery record (which holds the payload) is deleted as soon as it is
+   * delivered or given up, and workers log nothing of it but ids.
+   */
+  zeroDataRetention?: boolean;
+  /**
+   * The crawl (or batch scrape) whose page event this is: its terminal event is delivered only once
+   * this delivery has been (with the sender's `order`).
+   */
+  pageOf?: string;
+  /** Queue the delivery this long from now, ms (`send` only). Default 0. */
+  delayMs?: number;
 }
 
 /**
  * Producer of webhook deliveries: builds the payload and enqueues one `webhook` job per event (or one
  * for a batch of events, {@link sendBatch}); workers of the `http` role POST it and retry with
- * backoff. Deliveries of different jobs are independent: receivers must not rely on their order.
+ * backoff. Deliveries of different jobs are independent, with one exception: a crawl's terminal
+ * event waits for the page deliveries sent with `pageOf` (see {@link WebhookOrder}).
  */
 export class WebhookSender {
   private readonly backoffMs: number;
   private readonly attempts: number;
+  private readonly order: WebhookOrder | undefined;
 
   constructor(private readonly queues: QueueSet, options: WebhookSenderOptions = {}) {
     const policy = JOB_CATALOG.webhook.policy;
     this.backoffMs = options.backoffMs ?? policy.backoffMs;
     this.attempts = options.attempts ?? policy.attempts;
+    this.order = options.order;
+  }
+
+  /** Adds one webhook job; a crawl's page delivery is tracked first (its commands go out first). */
+  private async add(name: string, job: WebhookJob, pageOf: string | undefined, delayMs = 0): Promise<void> {
+    const policy = JOB_CATALOG.webhook.policy;
+    const added = () => this.queues.get('webhook').add(name, job, {
+      jobId: job.webhookId,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+      attempts: this.attempts,
+      backoff: { type: policy.backoffType, delay: this.backoffMs },
+      ...(job.zeroDataRetention ? { removeOnComplete: true, removeOnFail: true } : {}),
+    });
+    if (this.order === undefined || pageOf === undefined) await added();
+    else await Promise.all([this.order.track(pageOf, job.webhookId), added()]);
   }
 
   /**
    * Enqueues `event` for the webhook `config` of a job of team `teamId`.
-   * @param options.zeroDataRetention the job's ZDR flag: the delivery record (which holds the payload)
-   *   is deleted as soon as it is delivered or given up, and workers log nothing of it but ids.
+   * @param options see {@link WebhookSendOptions}.
    * @param options.webhookId the delivery's id when the caller derives it (a step that may run again
    *   sends each event once: BullMQ keeps one job per id). Default: a random UUID.
    * @returns the delivery's `webhookId` (also its BullMQ job id), or null when there is no webhook or
@@ -40,7 +78,7 @@ export class WebhookSender {
     teamId: string,
     config: WebhookConfig | undefined,
     event: WebhookEvent,
-    options: { zeroDataRetention?: boolean; webhookId?: string } = {},
+    options: WebhookSendOptions & { webhookId?: string } = {},
   ): Promise<string | null> {
     if (config === undefined || !webhookEventSelected(config.events, event.type)) return null;
     const webhookId = options.webhookId ?? randomUUID();
@@ -55,13 +93,7 @@ export class WebhookSender {
       event: event.type,
       zeroDataRetention,
     };
-    const policy = JOB_CATALOG.webhook.policy;
-    await this.queues.get('webhook').add(event.type, job, {
-      jobId: webhookId,
-      attempts: this.attempts,
-      backoff: { type: policy.backoffType, delay: this.backoffMs },
-      ...(zeroDataRetention ? { removeOnComplete: true, removeOnFail: true } : {}),
-    });
+    await this.add(event.type, job, options.pageOf, options.delayMs);
     return webhookId;
   }
 
@@ -75,12 +107,12 @@ export class WebhookSender {
     teamId: string,
     config: WebhookConfig | undefined,
     events: readonly WebhookEvent[],
-    options: { zeroDataRetention?: boolean } = {},
+    options: WebhookSendOptions = {},
   ): Promise<string[]> {
     const selected = config === undefined ? [] : events.filter((e) => webhookEventSelected(config.events, e.type));
     if (config === undefined || selected.length === 0) return [];
     if (selected.length === 1) {
-      const id = await this.send(teamId, config, selected[0]!, options);
+      const id = await this.send(teamId, config, selected[0]!, { ...options, delayMs: 0 });
       return id === null ? [] : [id];
     }
     const ids: string[] = [];
@@ -88,7 +120,6 @@ export class WebhookSender {
     const byType = new Map<WebhookEvent['type'], WebhookEvent[]>();
     for (const e of selected) byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
     const zeroDataRetention = options.zeroDataRetention ?? false;
-    const policy = JOB_CATALOG.webhook.policy;
     for (const [type, list] of byType) {
       for (let i = 0; i < list.length; i += MAX_BATCH) {
         const deliveries = list.slice(i, i + MAX_BATCH).map((e) => {
@@ -100,12 +131,7 @@ export class WebhookSender {
           v: 1, webhookId: first!.webhookId, teamId, url: config.url, headers: config.headers ?? {}, body: first!.body,
           event: type, zeroDataRetention, ...(more.length > 0 ? { more } : {}),
         };
-        await this.queues.get('webhook').add(type, job, {
-          jobId: first!.webhookId,
-          attempts: this.attempts,
-          backoff: { type: policy.backoffType, delay: this.backoffMs },
-          ...(zeroDataRetention ? { removeOnComplete: true, removeOnFail: true } : {}),
-        });
+        await this.add(type, job, options.pageOf);
         ids.push(...deliveries.map((d) => d.webhookId));
       }
     }

@@ -1,7 +1,7 @@
-import { Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import { WEBHOOK_BACKOFF_TYPE, webhookRetryDelay } from '@trawl/queue';
+import { RedisKeys, WEBHOOK_BACKOFF_TYPE, WebhookOrder, webhookRetryDelay } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import type { WorkerConfig } from '../config.js';
 import type { JobHandler } from '../job-lifecycle.js';
@@ -17,6 +17,7 @@ export type WebhookWorkerConfig = Pick<
   | 'TRAWL_WEBHOOK_SECRET'
   | 'TRAWL_WEBHOOK_TIMEOUT_MS'
   | 'TRAWL_WEBHOOK_CONCURRENCY'
+  | 'TRAWL_REDIS_PREFIX'
 >;
 
 export interface StartWebhookWorkerOptions {
@@ -53,6 +54,11 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
     allowPrivateTargets: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
   });
   const agent = guard.createAgent({ connectTimeoutMs: config.TRAWL_WEBHOOK_TIMEOUT_MS });
+  // A crawl's terminal event waits for its page deliveries (keys under the crawl's hash tag; the
+  // job states from the webhook queue itself).
+  const queue = new Queue('webhook', { connection: opts.connection, prefix: opts.prefix });
+  queue.on('error', throttledErrorLog(opts.logger, 'bullmq queue error', { fields: { queue: 'webhook' } }));
+  const order = new WebhookOrder(opts.connection, new RedisKeys(config.TRAWL_REDIS_PREFIX));
   const processor = new WebhookProcessor({
     agent,
     ...(config.TRAWL_WEBHOOK_SECRET === undefined ? {} : { secret: config.TRAWL_WEBHOOK_SECRET }),
@@ -60,8 +66,12 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
     metrics: createWebhookMetrics(opts.registry),
     logger: opts.logger,
     shutdown: opts.shutdown,
+    order: {
+      pending: (crawlId) => order.pending(crawlId, (jobId) => queue.getJobState(jobId)),
+      settled: (crawlId, jobId) => order.settled(crawlId, jobId),
+    },
   });
-  const handler = (job: Job) => processor.process(job);
+  const handler = (job: Job, token?: string) => processor.process(job, token);
   const worker = new Worker('webhook', opts.wrap ? opts.wrap(handler) : handler, {
     connection: opts.connection,
     prefix: opts.prefix,
@@ -82,6 +92,7 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
   return {
     async close() {
       await worker.close();
+      await queue.close();
       await agent.close();
     },
   };

@@ -6,7 +6,7 @@ import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { webhookPayloadSchema, type WebhookConfig, type WebhookPayload } from '@trawl/api-schema';
 import { createLogger, createMetricsRegistry, type Registry } from '@trawl/observability';
-import { QueueSet, RedisKeys, WebhookSender } from '@trawl/queue';
+import { QueueSet, RedisKeys, WebhookOrder, WebhookSender } from '@trawl/queue';
 import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import { RedisServerFixture } from '@trawl/testing';
 import { startWebhookWorker, type WebhookWorkerConfig } from './start-webhook-worker.js';
@@ -53,7 +53,14 @@ class Receiver {
   private waiters: { predicate: () => boolean; resolve: () => void }[] = [];
   port = 0;
 
-  constructor(private readonly answer: (payload: WebhookPayload, receiver: Receiver) => Answer) {
+  /** Arrival order of the payloads (a held request is recorded on arrival, before its answer). */
+  readonly arrived: WebhookPayload[] = [];
+
+  /** `hold` delays the answer to a request until the promise it returns settles. */
+  constructor(
+    private readonly answer: (payload: WebhookPayload, receiver: Receiver) => Answer,
+    private readonly hold?: (payload: WebhookPayload) => Promise<void>,
+  ) {
     this.server = createServer((req, res) => this.handle(req, res));
   }
 
@@ -86,17 +93,22 @@ class Receiver {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => void (async () => {
       const raw = Buffer.concat(chunks);
       const payload = webhookPayloadSchema.parse(JSON.parse(raw.toString('utf8')));
+      this.arrived.push(payload);
+      this.notifyWaiters();
+      if (this.hold) await this.hold(payload);
       const answer = this.answer(payload, this);
       const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
       this.received.push({ raw, headers: req.headers, payload, status, at: Date.now() });
       res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
-      res.on('finish', () => {
-        this.waiters = this.waiters.filter((w) => (w.predicate() ? (w.resolve(), false) : true));
-      });
-    });
+      res.on('finish', () => this.notifyWaiters());
+    })());
+  }
+
+  private notifyWaiters(): void {
+    this.waiters = this.waiters.filter((w) => (w.predicate() ? (w.resolve(), false) : true));
   }
 }
 
@@ -104,9 +116,12 @@ class Receiver {
 class Outcomes {
   readonly completed = new Set<string>();
   readonly failed = new Map<string, string>();
+  /** Jobs moved back to the delayed set (a held terminal event). */
+  readonly delayed = new Set<string>();
   private waiters: { predicate: () => boolean; resolve: () => void }[] = [];
 
   constructor(events: QueueEvents) {
+    events.on('delayed', ({ jobId }) => this.record(() => this.delayed.add(jobId)));
     events.on('completed', ({ jobId }) => this.record(() => this.completed.add(jobId)));
     events.on('failed', ({ jobId, failedReason }) => this.record(() => this.failed.set(jobId, failedReason)));
   }
@@ -162,6 +177,7 @@ async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
     TRAWL_WEBHOOK_SECRET: opts.secret,
     TRAWL_WEBHOOK_TIMEOUT_MS: 5000,
     TRAWL_WEBHOOK_CONCURRENCY: 4,
+    TRAWL_REDIS_PREFIX: keys.prefix,
   };
   const shutdown = new AbortController();
   const worker = startWebhookWorker(config, {
@@ -174,7 +190,7 @@ async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
     await events.close();
     await queues.close();
   });
-  return { queues, sender, outcomes, logs, registry };
+  return { keys, queues, sender, outcomes, logs, registry };
 }
 
 /** `trawl_webhook_deliveries_total` summed by outcome. */
@@ -334,6 +350,53 @@ describe('webhook delivery', () => {
     await outcomes.until(() => outcomes.failed.has(ids[0]!));
     expect(receiver.received.map((r) => `${r.payload.id}:${r.status}`)).toEqual(['p0:503', 'p1:200']);
     expect(await deliveriesByOutcome(registry)).toEqual({ delivered: 1, failed: 1 });
+  }, 30_000);
+
+  it('a crawl\'s completed waits for its page deliveries still being POSTed (a batch and jobs of one page), then comes last', async () => {
+    const { keys, queues, outcomes } = await setup();
+    const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 10, order: new WebhookOrder(redis, keys) });
+    // Page POSTs are answered only once the completed job has had its chance to overtake them: it
+    // arrived (the order is broken), or it went back to the queue to wait for them.
+    let completedId = '';
+    let overtaken: () => void = () => undefined;
+    const overtake = new Promise<void>((resolve) => { overtaken = resolve; });
+    const receiver = await new Receiver(() => 200, async (payload) => {
+      if (payload.type === 'crawl.page') await overtake;
+    }).start();
+    const config: WebhookConfig = { url: receiver.url };
+    const page = (n: number) => ({ type: 'crawl.page' as const, id: 'c1', data: { markdown: `page ${n}` } });
+    const batch = await sender.sendBatch(TEAM, config, [page(0), page(1), page(2)], { pageOf: 'c1' });
+    const single = [await sender.send(TEAM, config, page(3), { pageOf: 'c1' }), await sender.send(TEAM, config, page(4), { pageOf: 'c1' })];
+    // Another crawl's end does not wait for c1's pages.
+    const other = await sender.send(TEAM, config, { type: 'crawl.completed', id: 'c2' });
+    completedId = (await sender.send(TEAM, config, { type: 'crawl.completed', id: 'c1' }))!;
+    await outcomes.until(() => outcomes.completed.has(other!));
+    await Promise.race([
+      receiver.until(() => receiver.arrived.some((p) => p.webhookId === completedId)),
+      outcomes.until(() => outcomes.delayed.has(completedId)),
+    ]);
+    overtaken();
+    await outcomes.until(() => outcomes.completed.has(completedId) && [batch[0]!, ...single].every((id) => outcomes.completed.has(id!)));
+
+    const c1 = receiver.arrived.filter((p) => p.id === 'c1').map((p) => (p.type === 'crawl.page' ? (p.data[0] as { markdown: string }).markdown : p.type));
+    expect(c1).toHaveLength(6);
+    expect(c1.at(-1)).toBe('crawl.completed');
+    expect(c1.slice(0, 5).sort()).toEqual(['page 0', 'page 1', 'page 2', 'page 3', 'page 4']);
+    expect(outcomes.delayed.has(completedId)).toBe(true);
+    // Every page job settled: nothing left to hold the crawl's end.
+    expect(await redis.exists(new WebhookOrder(redis, keys).key('c1'))).toBe(0);
+  }, 30_000);
+
+  it('a crawl\'s completed is not held by a page delivery that was given up', async () => {
+    const { keys, queues, outcomes } = await setup();
+    const sender = new WebhookSender(queues, { backoffMs: 25, attempts: 2, order: new WebhookOrder(redis, keys) });
+    const receiver = await new Receiver((payload) => (payload.type === 'crawl.page' ? 503 : 200)).start();
+    const config: WebhookConfig = { url: receiver.url };
+    const pageId = await sender.send(TEAM, config, { type: 'crawl.page', id: 'c1' }, { pageOf: 'c1' });
+    const completedId = await sender.send(TEAM, config, { type: 'crawl.completed', id: 'c1' });
+    await outcomes.until(() => outcomes.completed.has(completedId!));
+    expect(outcomes.failed.get(pageId!)).toMatch(/status 503/);
+    expect(receiver.arrived.map((p) => p.type)).toEqual(['crawl.page', 'crawl.page', 'crawl.completed']);
   }, 30_000);
 
   it('waits for the Retry-After of a 429 rather than the shorter backoff', async () => {

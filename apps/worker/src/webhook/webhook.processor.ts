@@ -1,13 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '@trawl/observability';
-import { parseJob, type WebhookJob } from '@trawl/queue';
+import { isCrawlPageEvent, isCrawlTerminalEvent, parseJob, type WebhookJob } from '@trawl/queue';
 import type { TargetGuard } from '@trawl/net-guard';
 import { classifyWebhookResponse } from './classify-webhook-response.js';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.js';
 
 /** The HTTP client of deliveries: an undici Agent whose connections pass the target guard. */
 export type GuardedAgent = ReturnType<TargetGuard['createAgent']>;
+
+/** The delivery order of a crawl's webhooks (`WebhookOrder` of `@trawl/queue`, bound to the webhook queue). */
+export interface DeliveryOrder {
+  /** How many page deliveries of the crawl may still POST. */
+  pending(crawlId: string): Promise<number>;
+  /** A page delivery job of the crawl ended (delivered or given up). */
+  settled(crawlId: string, jobId: string): Promise<void>;
+}
 
 export interface WebhookProcessorDeps {
   /** Connects only to allowed addresses, checked on the address actually connected to. */
@@ -20,8 +28,17 @@ export interface WebhookProcessorDeps {
   logger: Logger;
   /** Aborted when the process shuts down: in-flight deliveries stop and are retried later. */
   shutdown: AbortSignal;
+  /**
+   * Holds a crawl's terminal event (`completed` / `failed`) until its page deliveries have ended.
+   * Without it the terminal event may arrive before page events still being delivered.
+   */
+  order?: DeliveryOrder;
   now?: () => number;
 }
+
+/** Re-check of a held terminal event: half the time it has waited so far, within these bounds, ms. */
+const HOLD_RECHECK_MIN_MS = 10;
+const HOLD_RECHECK_MAX_MS = 1000;
 
 /** A failed attempt worth retrying; the queue's backoff strategy reads `retryAfterMs`. */
 export class WebhookRetryError extends Error {
@@ -68,8 +85,45 @@ export class WebhookProcessor {
     this.now = deps.now ?? Date.now;
   }
 
-  async process(bullJob: Job): Promise<{ status: number }> {
+  async process(bullJob: Job, token?: string): Promise<{ status: number }> {
     const job = parseJob('webhook', bullJob.data);
+    const order = this.deps.order;
+    const crawlId = job.body.id;
+    if (order && token !== undefined && isCrawlTerminalEvent(job.event)) await this.holdWhilePagesPending(order, crawlId, bullJob, token);
+    // A page delivery job that ends (delivered, rejected, given up) no longer holds its crawl's end;
+    // one returned to the queue (a retry, a shutdown) still does.
+    const settle = async () => {
+      if (!order || !isCrawlPageEvent(job.event) || bullJob.id === undefined) return;
+      await order.settled(crawlId, bullJob.id).catch((err: unknown) => {
+        // The terminal event's check drops it once the job has ended: late, never lost.
+        this.deps.logger.warn({ err, queue: 'webhook', webhookId: job.webhookId }, 'webhook page delivery not settled');
+      });
+    };
+    try {
+      const result = await this.deliverAll(job, bullJob);
+      await settle();
+      return result;
+    } catch (err) {
+      if (err instanceof UnrecoverableError) await settle();
+      throw err;
+    }
+  }
+
+  /**
+   * A crawl's terminal event with page deliveries still pending goes back to the queue, delayed, and
+   * is checked again then (no worker waits): it is POSTed after them.
+   */
+  private async holdWhilePagesPending(order: DeliveryOrder, crawlId: string, bullJob: Job, token: string): Promise<void> {
+    const pending = await order.pending(crawlId);
+    if (pending === 0) return;
+    const waited = Math.max(0, this.now() - bullJob.timestamp);
+    const delayMs = Math.min(HOLD_RECHECK_MAX_MS, Math.max(HOLD_RECHECK_MIN_MS, Math.round(waited / 2)));
+    this.deps.logger.debug({ queue: 'webhook', webhookId: bullJob.id, pending, delayMs }, 'webhook held for the crawl\'s page deliveries');
+    await bullJob.moveToDelayed(this.now() + delayMs, token);
+    throw new DelayedError();
+  }
+
+  private async deliverAll(job: WebhookJob, bullJob: Job): Promise<{ status: number }> {
     // A batched job (a crawl's page events) holds more deliveries: POSTed in order, each judged as a
     // job of its own. One to retry stops the run: the job keeps it and those after it (the delivered
     // ones are dropped from its data), so none is POSTed twice after a success.
