@@ -248,7 +248,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     workers.push(startWebhookWorker(config, {
-      connection: bullConnection, prefix: keys.bullPrefix('webhook'), logger, registry, shutdown: shutdown.signal,
+      connection: bullConnection, keys, logger, registry, shutdown: shutdown.signal,
       wrap: (handler) => lifecycleHandler('webhook', handler, { metrics, shutdown: shutdown.signal }),
       onWorker: (worker) => countStalled(worker, 'webhook', metrics),
     }));

@@ -33,6 +33,7 @@
  * | `<p>:{c:ID}:docs` | list of deflated document JSON, completion order | CrawlStore |
  * | `<p>:{c:ID}:errors` | list of error JSON | CrawlStore |
  * | `<p>:{c:ID}:robots` | list of URLs blocked by robots.txt | CrawlStore |
+ * | `<p>:{c:ID}:webhooks` | zset webhook jobId -> time queued (ms): the crawl's page deliveries not known to have ended; expires a day after the last was queued | WebhookOrder (sender adds, webhook worker removes, the terminal delivery reads and prunes) |
  * | `<p>:{t:ID}:crawls` | zset crawlId -> created time: the team's running crawls and batches | CrawlStore |
  * | `<p>:crawls:running` | zset crawlId -> next watchdog check (ms) | CrawlStore (watchdog) |
  * | `<p>:crawl-events` | pub/sub channel of crawl progress (`{crawlId, type}`) | CrawlStore |
@@ -129,6 +130,10 @@ export class RedisKeys {
   crawl(crawlId: string): string[] {
     const base = `${this.prefix}:{c:${crawlId}}`;
     return ['crawl', 'seen', 'frontier', 'items', 'inflight', 'docs', 'errors', 'robots'].map((k) => `${base}:${k}`);
+  }
+  /** The crawl's page webhook deliveries not known to have ended (WebhookOrder). */
+  crawlWebhooks(crawlId: string): string {
+    return `${this.prefix}:{c:${crawlId}}:webhooks`;
   }
   teamCrawls(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:crawls`;

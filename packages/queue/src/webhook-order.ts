@@ -54,7 +54,7 @@ export class WebhookOrder {
 
   /** The crawl's zset of pending page delivery jobs. */
   key(crawlId: string): string {
-    return `${this.keys.prefix}:{c:${crawlId}}:webhooks`;
+    return this.keys.crawlWebhooks(crawlId);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
-import { RedisKeys, WEBHOOK_BACKOFF_TYPE, WebhookOrder, webhookRetryDelay } from '@trawl/queue';
+import { WEBHOOK_BACKOFF_TYPE, WebhookOrder, webhookRetryDelay, type RedisKeys } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import type { WorkerConfig } from '../config.js';
 import type { JobHandler } from '../job-lifecycle.js';
@@ -17,14 +17,13 @@ export type WebhookWorkerConfig = Pick<
   | 'TRAWL_WEBHOOK_SECRET'
   | 'TRAWL_WEBHOOK_TIMEOUT_MS'
   | 'TRAWL_WEBHOOK_CONCURRENCY'
-  | 'TRAWL_REDIS_PREFIX'
 >;
 
 export interface StartWebhookWorkerOptions {
   /** BullMQ connection (`maxRetriesPerRequest: null`); the caller owns it. */
   connection: Redis;
-  /** BullMQ prefix of the webhook queue, `RedisKeys.bullPrefix('webhook')`. */
-  prefix: string;
+  /** The key layout: the webhook queue's BullMQ prefix, the crawls' delivery order. */
+  keys: RedisKeys;
   logger: Logger;
   /** The process registry; the webhook metrics are registered on it. */
   registry: Registry;
@@ -56,9 +55,10 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
   const agent = guard.createAgent({ connectTimeoutMs: config.TRAWL_WEBHOOK_TIMEOUT_MS });
   // A crawl's terminal event waits for its page deliveries (keys under the crawl's hash tag; the
   // job states from the webhook queue itself).
-  const queue = new Queue('webhook', { connection: opts.connection, prefix: opts.prefix });
+  const prefix = opts.keys.bullPrefix('webhook');
+  const queue = new Queue('webhook', { connection: opts.connection, prefix });
   queue.on('error', throttledErrorLog(opts.logger, 'bullmq queue error', { fields: { queue: 'webhook' } }));
-  const order = new WebhookOrder(opts.connection, new RedisKeys(config.TRAWL_REDIS_PREFIX));
+  const order = new WebhookOrder(opts.connection, opts.keys);
   const processor = new WebhookProcessor({
     agent,
     ...(config.TRAWL_WEBHOOK_SECRET === undefined ? {} : { secret: config.TRAWL_WEBHOOK_SECRET }),
@@ -74,7 +74,7 @@ export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebho
   const handler = (job: Job, token?: string) => processor.process(job, token);
   const worker = new Worker('webhook', opts.wrap ? opts.wrap(handler) : handler, {
     connection: opts.connection,
-    prefix: opts.prefix,
+    prefix,
     concurrency: config.TRAWL_WEBHOOK_CONCURRENCY,
     maxStalledCount: 2,
     settings: {

@@ -177,11 +177,10 @@ async function setup(opts: { guard?: TargetGuard; secret?: string } = {}) {
     TRAWL_WEBHOOK_SECRET: opts.secret,
     TRAWL_WEBHOOK_TIMEOUT_MS: 5000,
     TRAWL_WEBHOOK_CONCURRENCY: 4,
-    TRAWL_REDIS_PREFIX: keys.prefix,
   };
   const shutdown = new AbortController();
   const worker = startWebhookWorker(config, {
-    connection: redis, prefix: keys.bullPrefix('webhook'), logger, registry, shutdown: shutdown.signal,
+    connection: redis, keys, logger, registry, shutdown: shutdown.signal,
     ...(opts.guard ? { guard: opts.guard } : {}),
   });
   cleanups.push(async () => {
