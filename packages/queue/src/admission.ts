@@ -72,14 +72,18 @@ export class Admission {
     const k = this.keys;
     const t = spec.teamId;
     const now = this.now();
-    const raw = await admitScript.run(this.redis, [k.admActive(t), k.admBacklog(t), k.admPending(t), k.admSeq(t), k.team(t)], [
-      spec.jobId, String(now), String(this.checkAfterMs), spec.priorityClass === 'interactive' ? '0' : '1',
-      JSON.stringify(spec), String(this.backlogCap), String(this.defaultConcurrency),
+    // The reaper's set of teams to look at goes first, in the same round trip: a team is in it before
+    // any of its jobs is admitted (one that admitted nothing is dropped by the reaper's next pass).
+    const [, raw] = await Promise.all([
+      this.redis.sadd(k.admTeams(), t),
+      admitScript.run(this.redis, [k.admActive(t), k.admBacklog(t), k.admPending(t), k.admSeq(t), k.team(t)], [
+        spec.jobId, String(now), String(this.checkAfterMs), spec.priorityClass === 'interactive' ? '0' : '1',
+        JSON.stringify(spec), String(this.backlogCap), String(this.defaultConcurrency),
+      ]),
     ]);
     const status = raw[0];
     if (status === 'dup') return { status: 'duplicate', promoted: [] };
     if (status === 'full') return { status: 'backlog-full', promoted: [] };
-    await this.redis.sadd(k.admTeams(), t);
     const promoted = this.decodePromoted(raw, now, spec);
     const position = Number(raw[1]);
     return position > 0 ? { status: 'queued', position, promoted } : { status: 'admitted', promoted };

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
 import { endScript, enqueueScript, kickoffDoneScript, pageDoneNextScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
+import { deflateRawBuffer } from './small-compress.js';
 
 /** A crawl discovers pages from links; a batch scrape has a fixed (appendable) URL list. */
 export type CrawlKind = 'crawl' | 'batch';
@@ -396,11 +396,9 @@ export class CrawlStore {
   }
 }
 
-const deflateRawAsync = promisify(deflateRaw);
-
-/** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x (off the event loop). */
+/** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x (large ones off the event loop). */
 function encodeDocument(doc: Document): Promise<Buffer> {
-  return deflateRawAsync(Buffer.from(JSON.stringify(doc)), { level: 3 });
+  return deflateRawBuffer(Buffer.from(JSON.stringify(doc)), { level: 3 });
 }
 
 /** ARGV[1..6] of PAGE_DONE (and PAGE_DONE_NEXT). */

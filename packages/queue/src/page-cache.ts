@@ -1,11 +1,11 @@
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, type BrotliOptions } from 'node:zlib';
+import { brotliDecompress, brotliDecompressSync, constants, type BrotliOptions } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
 import { hopTimingOn, recordHop } from './hop-timing.js';
 import { defineScript } from './redis-script.js';
+import { brotli } from './small-compress.js';
 
-const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
 /** A screenshot kept with its page, with the options it was taken with. */
@@ -292,7 +292,7 @@ export class PageCache {
   /** Stores a derived entry next to the page under `key`; bounded and evicted like pages. */
   async putDerived(key: string, optionsHash: string, entry: DerivedEntry): Promise<PutOutcome> {
     const json = Buffer.from(JSON.stringify(entry), 'utf8');
-    const packed = await compress(json, brotliOptions(DERIVED_QUALITY, json.length));
+    const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length));
     return this.putValue(this.derivedMember(key, optionsHash), Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
   }
 
@@ -361,7 +361,7 @@ async function encode(page: CachedPage): Promise<Buffer> {
   const mid = Buffer.alloc(4);
   mid.writeUInt32BE(text.length);
   const raw = Buffer.concat([head, meta, mid, text, screenshot?.data ?? Buffer.alloc(0)]);
-  const packed = await compress(raw, brotliOptions(PAGE_QUALITY, raw.length));
+  const packed = await brotli(raw, brotliOptions(PAGE_QUALITY, raw.length));
   return Buffer.concat([Buffer.from([MAGIC, VERSION]), packed]);
 }
 

@@ -1,7 +1,7 @@
 import { ALLOW_ALL_ROBOTS, CrawlScope, parseRobotsTxt, urlKey, type RobotsRules } from '@trawl/crawl';
 import type { Document, ErrorData } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
-import type { CrawlCandidate, CrawlCoordinator, CrawlNotifier, CrawlRecord, CrawlStore, PageOutcome, ScrapeJob } from '@trawl/queue';
+import { timeHop, type CrawlCandidate, type CrawlCoordinator, type CrawlNotifier, type CrawlRecord, type CrawlStore, type PageOutcome, type ScrapeJob } from '@trawl/queue';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { DEFAULT_ROBOTS_USER_AGENT } from './site-discovery.js';
 
@@ -142,7 +142,7 @@ export class CrawlPages {
       };
     // Links, outcome and the next pages in one script call; a page out of credits starts none (the
     // crawl fails below).
-    const done = await store.pageDoneNext(crawl.id, job.jobId, outcome, candidates, { now, ...(outOfCredits ? { maxTake: 0 } : {}) });
+    const done = await timeHop('worker:crawl-page-done', () => store.pageDoneNext(crawl.id, job.jobId, outcome, candidates, { now, ...(outOfCredits ? { maxTake: 0 } : {}) }));
     if (done.accepted > 0) this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'accepted' }, done.accepted);
     if (done.robotsBlocked > 0) this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'robots_blocked' }, done.robotsBlocked);
     log.debug({ result: done.result, completed: done.completed }, 'crawl page recorded');
@@ -167,8 +167,8 @@ export class CrawlPages {
       await this.deps.coordinator.ended(crawl.id);
     } else {
       // The next pages start while the page's event is sent.
-      const pumped = done.pump ? this.deps.coordinator.pumped(crawl.id, done.pump, ctx.record) : Promise.resolve();
-      await Promise.all([pumped, announce()]);
+      const pumped = done.pump ? timeHop('worker:crawl-next', () => this.deps.coordinator.pumped(crawl.id, done.pump!, ctx.record)) : Promise.resolve();
+      await Promise.all([pumped, timeHop('worker:crawl-announce', announce)]);
     }
     return { billed: done.result === 'ok' || done.result === 'duplicate-url' };
   }

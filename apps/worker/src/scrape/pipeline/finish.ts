@@ -11,8 +11,9 @@ export interface FinishRun {
   links?: string[];
   finalUrl: string;
   /**
-   * Writes the run started and the outcome must not overtake (the page cache's): awaited together
-   * with the charge (one round trip for both), before the outcome is stored. Never rejects.
+   * Writes the run started (the page cache's), never rejecting. A job's outcome, which wakes its
+   * caller, does not overtake them: awaited together with the charge (one round trip for both) before
+   * it is stored. A crawl page's record does not wait for them: they end with its release.
    */
   pending?: Promise<unknown>;
 }
@@ -26,14 +27,18 @@ export async function finishJob(
 ): Promise<void> {
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
   // slot (a crash here leaves the slot to the reaper). A crawl page's charge, which follows its
-  // recording, goes out with the release (one round trip for both).
-  const { charge } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
-  await timeHop('worker:finish-release', () => Promise.all([charge, deps.dispatcher.release(job.teamId, job.jobId)]));
+  // recording, goes out with the release (one round trip for both), and its cache writes end with them.
+  const { charge, pending } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
+  await timeHop('worker:finish-release', () => Promise.all([charge, pending, deps.dispatcher.release(job.teamId, job.jobId)]));
   if (job.document) await deps.documentBodies.delete(job.jobId);
 }
 
-/** Records the outcome; for a crawl page, hands back its charge (sent, not awaited). */
-async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<{ charge?: Promise<unknown> }> {
+/**
+ * Records the outcome. A crawl page hands back its charge and its cache writes, sent and not awaited:
+ * nothing of the crawl reads the cache, so the page's record (and its next pages) need not wait for
+ * the compression and the writes.
+ */
+async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<{ charge?: Promise<unknown>; pending?: Promise<unknown> }> {
   const stored = enforceResultSize(outcome, deps.maxResultBytes);
   if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
   outcome = stored;
@@ -51,11 +56,10 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   if (job.crawl) {
     const request = job.request as { url: string; formats?: { type: string }[] };
     if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
-    await run?.pending;
     const { billed } = await deps.crawlPages.record(job, request.url, outcome.ok
       ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
       : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
-    return billed && credits > 0 ? { charge: deps.credits.charge(job.teamId, credits) } : {};
+    return { ...(billed && credits > 0 ? { charge: deps.credits.charge(job.teamId, credits) } : {}), ...(run?.pending ? { pending: run.pending } : {}) };
   }
   // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
   await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);

@@ -193,7 +193,7 @@ export class ScrapePipeline {
       {
         // A hit stores no page, only its derived formats (see CacheStep.store). The writes are sent
         // now and awaited by finish with the charge: one round trip for both, and the cache is
-        // written before the outcome wakes the gateway.
+        // written before the outcome wakes the gateway (a crawl page's, with its release).
         name: 'cache-store',
         run: (ctx) => {
           ctx.cacheStored = d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log);
