@@ -39,6 +39,33 @@ beforeAll(async () => {
         <script>window.addEventListener('load', () => setTimeout(() => fetch('/api/items').then(r => r.json()).then(items => {
           document.getElementById('root').innerHTML = '<h1>Loaded later</h1><p>' + items.join(', ') + '</p>';
         }), 100));</script></body></html>`)
+    // Work a loaded page schedules without a request in flight: a timer, a chain of animation frames,
+    // a response that starts a timer. The smart wait's short quiet (nothing scheduled) must not cut them off.
+    .page('/timer-after-load', `<html><body><div id="root">loading</div>
+        <script>window.addEventListener('load', () => setTimeout((a, b) => {
+          document.getElementById('root').textContent = 'Timer ' + a + b;
+        }, 200, 'ran', '!'));</script></body></html>`)
+    .page('/frames-after-load', `<html><body><div id="root">loading</div>
+        <script>window.addEventListener('load', () => { let n = 0; const step = () => {
+          n += 1; if (n < 8) requestAnimationFrame(step); else document.getElementById('root').textContent = 'Frames done ' + n; };
+          requestAnimationFrame(step); });</script></body></html>`)
+    .page('/response-then-timer', `<html><body><div id="root">loading</div>
+        <script>window.addEventListener('load', () => fetch('/api/items').then(r => r.json()).then(items => setTimeout(() => {
+          document.getElementById('root').textContent = 'After timer: ' + items.join(', ');
+        }, 150)));</script></body></html>`)
+    .page('/timers-behave', `<html><body><p id="out"></p><script>
+        const log = [];
+        const cleared = setTimeout(() => log.push('cleared ran'), 10);
+        clearTimeout(cleared);
+        const frame = requestAnimationFrame(() => log.push('cancelled frame ran'));
+        cancelAnimationFrame(frame);
+        const id = setTimeout(function (x) { log.push('timeout ' + x + ' ' + (this === window)); }, 0, 'arg');
+        setTimeout('log.push("string handler")', 0);
+        setTimeout(() => { log.push('long'); }, 1000);
+        // Written once a frame ran (the timers above ran before it: theirs are due earlier).
+        requestAnimationFrame((t) => { log.push('frame ' + (typeof t)); setTimeout(() => {
+          document.getElementById('out').textContent = [typeof id, setTimeout.name, setTimeout.length, ...log].join('|'); }, 20); });
+      </script></body></html>`)
     .route('/api/items', (_req, res) => {
       setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(['alpha', 'beta', 'gamma'])); }, 150).unref();
     })
@@ -105,6 +132,22 @@ describe('BrowserFetcher', () => {
     const r = await fetcher.fetch(request('/after-load'));
     expect(r.text).toContain('Loaded later');
     expect(r.text).toContain('alpha, beta, gamma');
+  });
+
+  it('waits for a timer, a chain of animation frames and a timer a response starts, after the load event', async () => {
+    const [timer, frames, chained] = await Promise.all([
+      fetcher.fetch(request('/timer-after-load')), fetcher.fetch(request('/frames-after-load')), fetcher.fetch(request('/response-then-timer')),
+    ]);
+    expect(timer.text).toContain('Timer ran!');
+    expect(frames.text).toContain('Frames done 8');
+    expect(chained.text).toContain('After timer: alpha, beta, gamma');
+  });
+
+  it('leaves the page\'s timers and animation frames working as the browser\'s own', async () => {
+    const r = await fetcher.fetch(request('/timers-behave'));
+    const out = /<p id="out">([^<]*)<\/p>/.exec(r.text ?? '')?.[1]?.split('|');
+    expect(out?.slice(0, 3)).toEqual(['number', 'setTimeout', '1']);
+    expect(out?.slice(3).sort()).toEqual(['frame number', 'string handler', 'timeout arg true']);
   });
 
   it('answers the Basic challenge of the URL\'s origin with its credentials, reporting the URL without them', async () => {

@@ -10,7 +10,7 @@ import { buildEmulation } from './emulation.js';
 import { mapNavigationError } from './navigation-error.js';
 import { capturePage } from './page-capture.js';
 import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
-import { NetworkTracker, abortableDelay, waitForQuiet } from './smart-wait.js';
+import { NetworkTracker, PENDING_WORK_SCRIPT, abortableDelay, waitForQuiet } from './smart-wait.js';
 
 /** Cookies and localStorage of a context (Playwright's storage state), as kept in a profile. */
 export type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
@@ -303,6 +303,9 @@ export class BrowserFetcher implements Fetcher {
           const [, sessions] = await Promise.all([
             cookie ? context.addCookies(cookiesFromHeader(cookie, req.url)) : undefined,
             Promise.all(plugins.map((plugin) => plugin.attach(context))),
+            // Lets the smart wait see that a loaded page has nothing scheduled (the stealth browser
+            // keeps the page's own timer functions, and waits the full quiet period).
+            flavor === 'standard' ? context.addInitScript({ content: PENDING_WORK_SCRIPT }) : undefined,
           ]);
           const page = await context.newPage();
           // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.

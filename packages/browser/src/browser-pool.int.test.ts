@@ -34,6 +34,11 @@ async function launchedPid(): Promise<number | undefined> {
 
 /** Command lines (switches) of the processes below `root`, the root included. */
 async function treeCommandLines(root: number): Promise<string[][]> {
+  return (await treeProcesses(root)).map((p) => p.switches);
+}
+
+/** The processes below `root`, the root included, with their switches. */
+async function treeProcesses(root: number): Promise<Array<{ pid: number; switches: string[] }>> {
   const parents = new Map<number, number>();
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -44,10 +49,10 @@ async function treeCommandLines(root: number): Promise<string[][]> {
     for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parents.get(p), hops += 1) if (p === root) return true;
     return false;
   };
-  const out: string[][] = [];
+  const out: Array<{ pid: number; switches: string[] }> = [];
   for (const pid of parents.keys()) {
     // Chromium's child processes rewrite their command line as one space-separated string.
-    if (inTree(pid)) out.push((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split(/[\0 ]/));
+    if (inTree(pid)) out.push({ pid, switches: (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split(/[\0 ]/) });
   }
   return out;
 }
@@ -72,6 +77,29 @@ describe('BrowserPool', () => {
     // Chromium 156 preloads the omnibox popups of each context (window) in WebUI renderers.
     expect(lines.filter((switches) => switches.includes('--top-chrome-webui'))).toEqual([]);
     expect(lines.filter((switches) => switches.includes('--type=renderer')).length).toBeGreaterThan(0);
+  });
+
+  it('keeps each context\'s renderer across its same-site navigations while another context is open', async () => {
+    const events: BrowserPoolEvent[] = [];
+    const pool = new BrowserPool({ onEvent: (e) => events.push(e) });
+    pools.push(pool);
+    const signal = AbortSignal.timeout(45_000);
+    const renderers = new Set<number>();
+    await pool.withContext({ flavor: 'standard', contextOptions: {}, signal }, (a) => pool.withContext({ flavor: 'standard', contextOptions: {}, signal }, async (b) => {
+      const pages = [await a.newPage(), await b.newPage()];
+      for (let i = 0; i < 4; i += 1) {
+        for (const page of pages) {
+          await page.goto(site.url(`/plain?n=${i}`));
+          const launched = events.find((e) => e.type === 'launched');
+          for (const p of await treeProcesses(launched?.type === 'launched' ? launched.pid ?? 0 : 0)) {
+            if (p.switches.includes('--type=renderer')) renderers.add(p.pid);
+          }
+        }
+      }
+    }));
+    // One renderer per page, and a spare at most. With Chromium's spare renderer for site-per-process,
+    // every navigation of one context after another context's took a new renderer process (9 for these 8).
+    expect(renderers.size).toBeLessThanOrEqual(4);
   });
 
   it('finds its own browser process when another pool\'s browser already runs in the process', async () => {

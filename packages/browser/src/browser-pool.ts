@@ -38,10 +38,14 @@ const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
  * Features the pool's browsers run without, on top of Playwright's: since Chromium 15x every context
  * (a browser window) preloads the omnibox popups as two WebUI renderers (`chrome://omnibox-popup.top-chrome/`),
  * about 200 MB of resident memory and a few hundred ms of a loaded machine's CPU per context, for a
- * browser bar nobody sees.
+ * browser bar nobody sees. Without the spare renderer (one started ahead for the next new process)
+ * a context keeps its renderer across its same-site navigations: with it, while two or more contexts
+ * were open, each `goto` of a kept page took the spare, a new renderer process per page (fetching 120 Jena
+ * pages 4 at a time through kept contexts started 142 renderers; 4 without it).
  */
 export const POOL_DISABLED_FEATURES: readonly string[] = [
   'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup',
+  'SpareRendererForSitePerProcess',
 ];
 
 /** The pool's `--disable-features` switch (Playwright's features and the pool's). */

@@ -15,6 +15,13 @@ export interface QuietOptions {
    * settles at once. Waiting the full 500 ms here cost about 300 ms a page.
    */
   afterLoadQuietMs?: number;
+  /**
+   * Both quiet periods once the page loaded and has nothing scheduled (no short timer or animation
+   * frame pending, no request in flight: see {@link PENDING_WORK_SCRIPT}), ms. Default 50. A static
+   * page, or a script page that finished its work, then waits this long instead of
+   * `afterLoadQuietMs`; a request during the wait has the page checked again.
+   */
+  idleQuietMs?: number;
   signal: AbortSignal;
 }
 
@@ -53,25 +60,89 @@ export class NetworkTracker {
     return n;
   }
 
+  /** When the last request started or ended (`Date.now()`). */
+  lastActivityAt(): number {
+    return this.lastActivity;
+  }
+
   /** ms since the last request started or ended. */
   idleFor(now = Date.now()): number {
     return now - this.lastActivity;
   }
 }
 
+/** Where {@link PENDING_WORK_SCRIPT} keeps its counter in a document (`Symbol.for`, not enumerable). */
+const PENDING_WORK_KEY = 'trawl.pendingWork';
+/** Timers longer than this are not pending work (pollers, banners' time-outs, prefetch delays), ms. */
+const PENDING_TIMER_MAX_MS = 300;
+
 /**
- * Page-side: resolves once no DOM mutation happened for `quiet` ms (`quietAfterLoad` ms once the
- * document is complete), or after `max` ms.
+ * Init script (main world, every document): counts the page's pending short timers (`setTimeout` of at
+ * most {@link PENDING_TIMER_MAX_MS} ms, not yet run or cleared) and animation frames. Once the load
+ * event fired, a page with none of them and no request in flight has nothing scheduled that could
+ * still change it: the smart wait then needs only a short quiet period instead of the full one. Only
+ * the standard browser runs it (the wrappers are not native functions: the stealth browser keeps the
+ * page's own). Kept as page-side JavaScript source: the packages compile without DOM types.
  */
-const DOM_STABLE = String.raw`([quiet, quietAfterLoad, max]) => new Promise((resolve) => {
-  let timer;
+export const PENDING_WORK_SCRIPT = String.raw`(() => {
+  const key = Symbol.for('${PENDING_WORK_KEY}');
+  if (window[key]) return;
+  const timers = new Set();
+  const frames = new Set();
+  const st = window.setTimeout, ct = window.clearTimeout, raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+  const wrappers = {
+    setTimeout(handler) {
+      const ms = Number(arguments[1]) || 0;
+      if (typeof handler !== 'function' || ms > ${PENDING_TIMER_MAX_MS}) return Reflect.apply(st, window, arguments);
+      const args = Array.prototype.slice.call(arguments, 2);
+      const id = st.call(window, function () { timers.delete(id); return handler.apply(this, args); }, ms);
+      timers.add(id);
+      return id;
+    },
+    clearTimeout(id) { timers.delete(id); return Reflect.apply(ct, window, arguments); },
+    requestAnimationFrame(callback) {
+      if (typeof callback !== 'function') return Reflect.apply(raf, window, arguments);
+      const id = raf.call(window, function (time) { frames.delete(id); return callback.call(this, time); });
+      frames.add(id);
+      return id;
+    },
+    cancelAnimationFrame(id) { frames.delete(id); return Reflect.apply(caf, window, arguments); },
+  };
+  window.setTimeout = wrappers.setTimeout;
+  window.clearTimeout = wrappers.clearTimeout;
+  window.requestAnimationFrame = wrappers.requestAnimationFrame;
+  window.cancelAnimationFrame = wrappers.cancelAnimationFrame;
+  Object.defineProperty(window, key, { value: Object.freeze({ pending: () => timers.size + frames.size, setTimeout: st, clearTimeout: ct }) });
+})();`;
+
+/**
+ * Page-side: resolves once no DOM mutation happened for the quiet period that applies: `quiet` ms
+ * while the document loads, `quietAfterLoad` ms once it is complete, `idle` ms once it is complete and
+ * has no pending work (see {@link PENDING_WORK_SCRIPT}); or after `max` ms. Resolves with the page's
+ * clock (`Date.now()`) when it ended idle (complete, nothing pending), 0 otherwise. Its own timers
+ * are the page's original ones.
+ */
+const DOM_STABLE = String.raw`([quiet, quietAfterLoad, idle, max]) => new Promise((resolve) => {
+  const work = window[Symbol.for('${PENDING_WORK_KEY}')];
+  const later = work ? work.setTimeout : setTimeout;
+  const cancel = work ? work.clearTimeout : clearTimeout;
+  const isIdle = () => document.readyState === 'complete' && work !== undefined && work.pending() === 0;
+  const period = () => document.readyState !== 'complete' ? quiet : isIdle() ? idle : quietAfterLoad;
   const started = Date.now();
-  const period = () => document.readyState === 'complete' ? quietAfterLoad : quiet;
-  const done = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(Date.now() - started); };
-  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, period()); });
+  let last = started;
+  let timer;
+  const observer = new MutationObserver(() => { last = Date.now(); });
+  const done = (result) => { observer.disconnect(); cancel(timer); resolve(result); };
+  const check = () => {
+    const now = Date.now();
+    if (now - started >= max) return done(0);
+    const p = period();
+    if (now - last >= p) return done(isIdle() ? now : 0);
+    // Re-checked at least every idle period: pending work that ends shortens the wait.
+    timer = later(check, Math.max(1, Math.min(p - (now - last), idle, max - (now - started))));
+  };
   observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-  timer = setTimeout(done, period());
-  const cap = setTimeout(done, max);
+  check();
 })`;
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
@@ -94,6 +165,7 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, opts: Qu
   const networkQuietMs = opts.networkQuietMs ?? 500;
   const domQuietMs = opts.domQuietMs ?? 300;
   const afterLoadQuietMs = opts.afterLoadQuietMs ?? 250;
+  const idleQuietMs = Math.min(opts.idleQuietMs ?? 50, afterLoadQuietMs);
   if (deadline <= started) return 0;
   // Resolves at once when the page already loaded (Playwright tracks the frame's load state).
   let loaded = false;
@@ -103,17 +175,32 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, opts: Qu
   // main thread is stuck (the evaluate would never answer). Whichever ends first cancels the other.
   const stop = new AbortController();
   const bounded = AbortSignal.any([opts.signal, stop.signal]);
-  const domStable = Promise.race([
-    page.evaluate(`(${DOM_STABLE})(${JSON.stringify([domQuietMs, Math.min(domQuietMs, afterLoadQuietMs), opts.budgetMs])})`).catch(() => undefined),
-    delay(opts.budgetMs + 50, bounded).catch(() => undefined),
-  ]);
+  const domCheck = (): Promise<number> => {
+    const left = Math.max(1, deadline - Date.now());
+    const args = [domQuietMs, Math.min(domQuietMs, afterLoadQuietMs), idleQuietMs, left];
+    return Promise.race([
+      page.evaluate<number>(`(${DOM_STABLE})(${JSON.stringify(args)})`).then((at) => (typeof at === 'number' ? at : 0), () => 0),
+      delay(left + 50, bounded).then(() => 0, () => 0),
+    ]);
+  };
   try {
-    while (Date.now() < deadline) {
-      opts.signal.throwIfAborted();
-      if (network.busy() === 0 && network.idleFor() >= (loaded ? Math.min(networkQuietMs, afterLoadQuietMs) : networkQuietMs)) break;
-      await delay(Math.min(50, Math.max(1, deadline - Date.now())), opts.signal);
+    for (;;) {
+      // The page's clock when it was last seen idle (loaded, nothing scheduled, DOM quiet); 0 until then.
+      let idleAt = 0;
+      let checked = false;
+      const check = domCheck().then((at) => { idleAt = at; checked = true; });
+      while (Date.now() < deadline) {
+        opts.signal.throwIfAborted();
+        const quietMs = idleAt > 0 ? idleQuietMs : loaded ? Math.min(networkQuietMs, afterLoadQuietMs) : networkQuietMs;
+        if (network.busy() === 0 && network.idleFor() >= quietMs) break;
+        // Woken early when the page turns idle: its network quiet is then the short one.
+        await Promise.race([delay(Math.min(50, Math.max(1, deadline - Date.now())), opts.signal), ...(checked ? [] : [check])]);
+      }
+      await check;
+      // An idle page settled unless a request started or ended around or after the moment it was seen
+      // idle: the page may not have reacted to it yet (a response that starts a render or a timer).
+      if (idleAt === 0 || Date.now() >= deadline || network.lastActivityAt() <= idleAt - idleQuietMs / 2) break;
     }
-    await domStable;
   } finally {
     stop.abort();
   }
