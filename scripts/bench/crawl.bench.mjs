@@ -28,7 +28,8 @@
 //                    A TRAWL_* variable in the bench's environment reaches the cluster (compare and hops modes).
 //   --mode memory    one crawl of --pages pages (default 10000 here): the worker's RSS sampled every
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
-//                    <= 1.1), and the Chromium processes left behind (none expected).
+//                    <= 1.1), and the Chromium processes left behind (none expected). The worker runs
+//                    with the heap cap of its Kubernetes manifest (--worker-heap-mb 640; 0: V8's default).
 import { setMaxListeners } from 'node:events';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -446,6 +447,10 @@ async function runAlone() {
     ...roleEnv(dir),
   };
   const cpuProf = argText('cpu-prof', '');
+  // The worker's V8 heap cap, MB, as infra/k8s/base/worker-http.yaml runs it (NODE_OPTIONS); 0: V8's
+  // own default, sized from the machine's memory, which grows the heap to what the crawl's garbage
+  // rate suggests and keeps it (not a leak: RSS flat with the cap).
+  const heapMb = arg('worker-heap-mb', MODE === 'memory' ? 640 : 0);
   // A known metrics port: the memory mode reads the worker's heap figures there.
   const probe = createServer();
   await new Promise((r) => probe.listen(0, '127.0.0.1', r));
@@ -455,7 +460,10 @@ async function runAlone() {
   const api = await startApi(loadConfig(apiConfigSchema, env), { logger });
   // --worker-log FILE keeps the worker's info log there.
   const workerLog = argText('worker-log', '');
-  const worker = spawn(process.execPath, [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), join(ROOT, 'apps/worker/dist/main.js')], {
+  const worker = spawn(process.execPath, [
+    ...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []),
+    join(ROOT, 'apps/worker/dist/main.js'),
+  ], {
     env: { ...process.env, ...env, TRAWL_BLOB_PUBLIC_URL: api.url, ...(workerLog ? { LOG_LEVEL: 'info' } : {}) },
     stdio: ['ignore', workerLog ? openSync(workerLog, 'w') : 'ignore', 'inherit'],
   });
@@ -530,7 +538,7 @@ async function runAlone() {
       const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
       const first = mean(samples.slice(0, q));
       const last = mean(samples.slice(-q));
-      console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB)`);
+      console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB; heap cap ${heapMb > 0 ? `${heapMb} MB` : "V8's default"})`);
       const tenths = (xs) => Array.from({ length: 10 }, (_, i) => xs[Math.min(xs.length - 1, Math.floor(((i + 0.5) * xs.length) / 10))]);
       console.log(`worker RSS by tenth of the crawl, MB: ${tenths(samples).map((x) => f(x / 2 ** 20, 0)).join(' ')}`);
       if (heaps.error) console.log(`worker metrics not read: ${heaps.error}`);
