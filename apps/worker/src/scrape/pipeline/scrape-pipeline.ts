@@ -57,7 +57,7 @@ export class ScrapePipeline {
     // page's credit check for the admit step, the cancellation watch, and the dedupe read.
     ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
     ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
-    if (job.crawl && this.fetches(ctx)) {
+    if (job.crawl) {
       // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
       // page and its formats (the LLM formats add theirs).
       const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(request)), { lockdown: request.lockdown });
