@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventEmitter, once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { kill, spawnWorker } from './helpers/worker-process.js';
 
@@ -46,7 +46,12 @@ describe('worker crash recovery', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.metadata.title).toBe('Recovered');
     expect(hits).toBe(2);
-    const after = await cluster.call('GET', '/v2/concurrency-check', { key: team.key });
+    // The slot comes back once the job's release lands, a round trip after the outcome that answered
+    // the caller (the worker releases only what it recorded).
+    const after = await waitFor(async () => {
+      const r = await cluster.call('GET', '/v2/concurrency-check', { key: team.key });
+      return r.body.concurrency === 0 ? r : undefined;
+    }, { what: 'the slot back', timeoutMs: 10_000 });
     expect(after.body).toMatchObject({ concurrency: 0, maxConcurrency: 1 });
     // The slot really is free: a second scrape is admitted at once.
     const next = await cluster.call('POST', '/v2/scrape', { key: team.key, body: { url: site.url('/crash-once') } });

@@ -447,7 +447,7 @@ async function runAlone() {
     ...roleEnv(dir),
   };
   const cpuProf = argText('cpu-prof', '');
-  // The worker's V8 heap cap, MB, as infra/k8s/base/worker-http.yaml runs it (NODE_OPTIONS); 0: V8's
+  // The worker's V8 heap cap, MB, as infra/k8s/base/worker-http.yaml runs it (its args); 0: V8's
   // own default, sized from the machine's memory, which grows the heap to what the crawl's garbage
   // rate suggests and keeps it (not a leak: RSS flat with the cap).
   const heapMb = arg('worker-heap-mb', MODE === 'memory' ? 640 : 0);

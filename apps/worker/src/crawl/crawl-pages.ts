@@ -117,10 +117,12 @@ export class CrawlPages {
 
   /**
    * Records a page's outcome (once), adds the links it found, sends `page`, and starts the next pages.
-   * Returns whether this call recorded it and counted its credits (`ok`, `duplicate-url`): the caller
-   * charges the team then, so a page recorded twice, or after its crawl ended, is never billed twice.
+   * `charge` runs when this call recorded it and counted its credits (`ok`, `duplicate-url`), so a
+   * page recorded twice, or after its crawl ended, is never billed twice. It is sent before the next
+   * pages start, on the same connection, so their credit checks see it; the promise it returned is
+   * handed back (`charged`) for the caller to await.
    */
-  async record(job: ScrapeJob, url: string, result: CrawlPageResult, log: Logger): Promise<{ billed: boolean }> {
+  async record(job: ScrapeJob, url: string, result: CrawlPageResult, log: Logger, charge?: () => Promise<unknown>): Promise<{ billed: boolean; charged?: Promise<unknown> }> {
     const crawl = job.crawl!;
     const ctx = await this.context(crawl.id);
     if (!ctx) return { billed: false };
@@ -147,6 +149,8 @@ export class CrawlPages {
     if (done.robotsBlocked > 0) this.deps.metrics.crawlPagesDiscovered.inc({ outcome: 'robots_blocked' }, done.robotsBlocked);
     log.debug({ result: done.result, completed: done.completed }, 'crawl page recorded');
     if (done.result === 'dup') return { billed: false };
+    const billed = done.result === 'ok' || done.result === 'duplicate-url';
+    const charged = billed ? charge?.() : undefined;
     const outcomeLabel = done.result !== 'ok' ? 'dropped' : result.ok ? 'document' : 'error';
     this.deps.metrics.crawlPagesDone.inc({ kind: crawl.kind, outcome: outcomeLabel });
     if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
@@ -170,7 +174,7 @@ export class CrawlPages {
       const pumped = done.pump ? timeHop('worker:crawl-next', () => this.deps.coordinator.pumped(crawl.id, done.pump!, ctx.record)) : Promise.resolve();
       await Promise.all([pumped, timeHop('worker:crawl-announce', announce)]);
     }
-    return { billed: done.result === 'ok' || done.result === 'duplicate-url' };
+    return { billed, ...(charged ? { charged } : {}) };
   }
 
   /** The crawl's context, from the cache unless stale (or `fresh` is asked for). */

@@ -50,7 +50,12 @@ describe('finishJob', () => {
           return amount;
         },
       },
-      crawlPages: { record: async () => { events.push('recorded'); return { billed: true }; } },
+      crawlPages: {
+        record: async (_job: unknown, _url: unknown, _result: unknown, _log: unknown, charge?: () => Promise<unknown>) => {
+          events.push('recorded');
+          return { billed: true, charged: charge?.() };
+        },
+      },
     } as unknown as Deps;
     const page: ScrapeJob = { ...job, mode: 'async', crawl: { id: 'c', kind: 'crawl', depth: 0 } };
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;

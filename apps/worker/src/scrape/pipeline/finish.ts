@@ -56,10 +56,11 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   if (job.crawl) {
     const request = job.request as { url: string; formats?: { type: string }[] };
     if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
-    const { billed } = await deps.crawlPages.record(job, request.url, outcome.ok
+    const { charged } = await deps.crawlPages.record(job, request.url, outcome.ok
       ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
-      : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log);
-    return { ...(billed && credits > 0 ? { charge: deps.credits.charge(job.teamId, credits) } : {}), ...(run?.pending ? { pending: run.pending } : {}) };
+      : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log,
+    credits > 0 ? () => deps.credits.charge(job.teamId, credits) : undefined);
+    return { ...(charged ? { charge: charged } : {}), ...(run?.pending ? { pending: run.pending } : {}) };
   }
   // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
   await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
