@@ -22,7 +22,9 @@ const { startApi, apiConfigSchema } = await import(join(ROOT, 'apps/api/dist/ind
 const { startWorker, workerConfigSchema } = await import(join(ROOT, 'apps/worker/dist/index.js'));
 const { loadConfig } = await import(join(ROOT, 'packages/config/dist/index.js'));
 const { createLogger } = await import(join(ROOT, 'packages/observability/dist/index.js'));
-const { GeneratedSite, RedisClusterFixture } = await import(join(ROOT, 'packages/testing/dist/index.js'));
+// The fixtures' own files: the package index also exports Jest fixtures, which need Jest's globals.
+const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/generated-site.js'));
+const { RedisClusterFixture } = await import(join(ROOT, 'packages/testing/dist/redis-cluster.js'));
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
 
 const html = `<html><head><title>Page</title></head><body><main><h1>A page</h1>${'<p>Some text of an article, long enough to convert. </p>'.repeat(40)}</main></body></html>`;
