@@ -52,6 +52,14 @@ describe('webhookCrawlNotifier page batching', () => {
     expect(sender.jobs.slice(3)).toEqual([{ crawl: 'c2', types: ['batch_scrape.page'], pages: ['x'], pageOf: 'c2' }]);
   });
 
+  it('a webhook that takes no page events gets the crawl\'s end at once (no batching window to wait out)', async () => {
+    const sender = recordingSender();
+    const notify = webhookCrawlNotifier(sender, (err) => { throw err; }, { maxEvents: 3, windowMs: 60_000 });
+    const endsOnly = { ...crawl('c1'), request: { scrapeOptions: {}, webhook: { url: 'http://hooks.test/in', events: ['completed', 'failed'] } } } as unknown as CrawlRecord;
+    await notify(endsOnly, 'completed');
+    expect(sender.jobs).toEqual([{ crawl: 'c1', types: ['crawl.completed'], pages: [''] }]);
+  });
+
   it('sends held page events after the window, and one job per page with maxEvents 1', async () => {
     const sender = recordingSender();
     const notify = webhookCrawlNotifier(sender, (err) => { throw err; }, { maxEvents: 10, windowMs: 1 });

@@ -1,4 +1,4 @@
-import type { Document, WebhookEventType } from '@trawl/api-schema';
+import { webhookEventSelected, type Document, type WebhookEventType } from '@trawl/api-schema';
 import type { CrawlNotifier } from './crawl-coordinator.js';
 import type { CrawlRecord } from './crawl-store.js';
 import type { WebhookSender } from './webhook-sender.js';
@@ -85,8 +85,8 @@ export function webhookCrawlNotifier(
     await release(crawl.id);
     // Another process may hold page events of the crawl for up to the window: the terminal event
     // (held by the sender's order until the page deliveries queued before its first check end) is
-    // first checked once that window is over.
-    const terminal = maxEvents > 1 && (event === 'completed' || event === 'failed');
+    // first checked once that window is over. A webhook that takes no page events waits for none.
+    const terminal = maxEvents > 1 && (event === 'completed' || event === 'failed') && webhookEventSelected(config.events, typeOf(crawl, 'page'));
     try {
       await sender.send(crawl.teamId, config, {
         type: typeOf(crawl, event),
