@@ -30,6 +30,8 @@
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected). The worker runs
 //                    with the heap cap of its Kubernetes manifest (--worker-heap-mb 640; 0: V8's default).
+// In the profile, hops and memory modes the crawl has page webhooks on; BENCH_NO_PAGE_HOOKS=1 turns
+// them off (its webhook hears only the end), for their cost in a same-window A/B.
 import { setMaxListeners } from 'node:events';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
+import { brotliDecompress, constants } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { defineScript } from './redis-script.js';
+import { brotli } from './small-compress.js';
 import type { RedisKeys } from './redis-keys.js';
 
-const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
 /** One version of a page as change tracking remembers it. */
@@ -81,7 +81,7 @@ export class ChangeStore {
    * replaces (null for a first scrape). `urlKey` identifies the page (a normalized URL).
    */
   async record(teamId: string, tag: string, urlKey: string, current: PageSnapshot): Promise<PageSnapshot | null> {
-    const encoded = await compress(Buffer.from(JSON.stringify(current), 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
+    const encoded = await brotli(Buffer.from(JSON.stringify(current), 'utf8'), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
     const urlHash = digest(urlKey);
     const previous = await recordScript.run(
       this.redis, [this.snapshotKey(teamId, tag, urlHash), this.indexKey(teamId, tag, hostOf(current.url))],

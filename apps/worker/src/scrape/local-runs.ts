@@ -9,7 +9,7 @@ export interface LocalRunsDeps {
   /** The processor of the `scrape` queue (plain HTTP first) of this process. */
   processor: Pick<ScrapeProcessor, 'runJob'>;
   dispatcher: Pick<JobDispatcher, 'requeue' | 'keepAdmitted' | 'checkAfterMs'>;
-  metrics: Pick<WorkerMetrics, 'localRuns' | 'jobsInFlight' | 'queueWait'>;
+  metrics: Pick<WorkerMetrics, 'localRuns' | 'jobsInFlight'>;
   logger: Logger;
   /** Aborted when the process stops: no new run starts, running ones go back to the queue. */
   shutdown: AbortSignal;
@@ -80,7 +80,7 @@ export class LocalRuns {
   private async execute(spec: DispatchSpec, run: LocalJobRun): Promise<void> {
     const { metrics, logger } = this.deps;
     const queue = spec.queue;
-    metrics.queueWait.observe({ queue }, 0);
+    // No queue wait is observed: the job never sat in a queue (trawl_local_runs_total counts it).
     metrics.jobsInFlight.inc({ queue });
     // Started from inside another job's step (its finish): its own run starts on a new turn.
     await Promise.resolve();
