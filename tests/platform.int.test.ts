@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiKeyResponseSchema, teamListResponseSchema, teamResponseSchema } from '@trawl/api-schema';
-import { FixtureSite, waitFor } from '@trawl/testing';
+import { FixtureSite, RedisMonitor, waitFor } from '@trawl/testing';
 import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 let cluster: TestCluster;
@@ -173,14 +173,12 @@ describe('limits', () => {
   it('POST /v2/scrape reads its team and counts its rate in one Redis call; a wrong key is 401 and counts nothing', async () => {
     const t = await cluster.team({ ratePerMinute: 100 });
     expect((await cluster.call('POST', '/v2/scrape', { key: t.key, raw: 'not json' })).status).toBe(400); // the key is now remembered
-    const monitor = await cluster.redis.monitor();
-    // A monitor disconnected while the server still streams other clients' commands (reaper, queue
-    // consumers) reads those lines as replies nobody asked for: ioredis reports a command-queue error.
-    monitor.on('error', () => undefined);
+    const { host, port } = cluster.redis.options;
+    const monitor = await RedisMonitor.start(host!, port!);
     const calls: string[][] = [];
     const marker = `end-${t.id}`;
     const seen = new Promise<void>((resolve) => {
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      monitor.on(({ args, source }) => {
         if (args[0]?.toLowerCase() === 'echo' && args[1] === marker) resolve();
         else if (source !== 'lua' && args.some((a) => a.includes(`{t:${t.id}}`))) calls.push(args);
       });
@@ -191,7 +189,7 @@ describe('limits', () => {
     expect((await cluster.call('POST', '/v2/scrape', { key: 'tr-wrong-key', body: { url: site.url('/') } })).status).toBe(401);
     await cluster.redis.echo(marker);
     await seen;
-    monitor.disconnect();
+    monitor.stop();
     expect(calls.map((c) => c[0]!.toLowerCase())).toEqual(['evalsha']);
   });
 

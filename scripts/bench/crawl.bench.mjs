@@ -81,6 +81,7 @@ const { createLogger } = await import(join(ROOT, 'packages/observability/dist/in
 const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
 // generated-site.js directly: the package index also exports Jest fixtures, which need Jest's globals.
 const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/generated-site.js'));
+const { RedisMonitor } = await import(join(ROOT, 'packages/testing/dist/redis-monitor.js'));
 const { fetch: undiciFetch } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
 const { CheerioCrawler, Configuration, log: crawleeLog } = await import('@crawlee/cheerio');
 crawleeLog.setLevel(crawleeLog.LEVELS.OFF);
@@ -482,22 +483,23 @@ async function runAlone() {
   try {
     // Script names by SHA: each script is sent in full (EVAL) the first time, during the warm-up.
     const scriptNames = new Map();
-    const learn = MODE === 'profile' ? await redis.monitor() : undefined;
-    learn?.on('monitor', (_time, args, source) => {
+    const watch = () => RedisMonitor.start(redis.options.host, redis.options.port);
+    const learn = MODE === 'profile' ? await watch() : undefined;
+    learn?.on(({ args, source }) => {
       if (source === 'lua' || String(args[0]).toLowerCase() !== 'eval') return;
       const lua = String(args[1]);
       const line = lua.split('\n').map((l) => l.trim()).find((l) => /^--\[?\[?\s*\w/.test(l) || /^local function (?!finish|maybeComplete)/.test(l) || /^if |^local \w+ = redis/.test(l));
       scriptNames.set(createHash('sha1').update(lua).digest('hex'), (line ?? lua.slice(0, 60)).replace(/[|\n]/g, ' ').slice(0, 70));
     });
     const warmRun = await measure('trawl', trawlCrawl, handle(warm.url('/'), warm), { cluster, hooks });
-    learn?.disconnect();
+    learn?.stop();
     if (warmRun.skipped) throw new Error(`warm-up crawl: ${warmRun.skipped}`);
     const before = await commandStats(redis);
     const cpu0 = cpuMsOf(worker.pid);
     // Round trips: commands sent by clients (MONITOR marks the ones run inside scripts as `lua`).
     const trips = new Map();
-    const monitor = MODE === 'profile' ? await redis.monitor() : undefined;
-    monitor?.on('monitor', (_time, args, source) => {
+    const monitor = MODE === 'profile' ? await watch() : undefined;
+    monitor?.on(({ args, source }) => {
       if (source === 'lua') return;
       const name = String(args[0]).toLowerCase();
       const key = name === 'evalsha' ? `evalsha ${String(args[1]).slice(0, 8)}: ${scriptNames.get(String(args[1])) ?? '?'}` : name;
@@ -516,7 +518,7 @@ async function runAlone() {
     const r = await measure('trawl', trawlCrawl, handle(seed, site), { cluster, hooks });
     clearInterval(sampler);
     clearInterval(heapSampler);
-    monitor?.disconnect();
+    monitor?.stop();
     if (r.skipped) throw new Error(`crawl: ${r.skipped}`);
     const cpuMs = cpuMsOf(worker.pid) - cpu0;
     const after = await commandStats(redis);

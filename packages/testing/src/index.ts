@@ -19,4 +19,5 @@ export {
   FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
 } from './fake-duckduckgo.js';
 export { RedisClusterFixture } from './redis-cluster.js';
+export { RedisMonitor, parseMonitorLine, type MonitoredCommand } from './redis-monitor.js';
 export { corpusDirs, htmlFilesUnder } from './corpus-files.js';
