@@ -439,6 +439,8 @@ const commandStats = async (redis) => {
   }
   return out;
 };
+/** Bytes clients have sent to redis-server (INFO stats). */
+const netInputBytes = async (redis) => Number(/^total_net_input_bytes:(\d+)/m.exec(await redis.info('stats'))?.[1] ?? 0);
 
 async function runAlone() {
   const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
@@ -495,6 +497,7 @@ async function runAlone() {
     learn?.stop();
     if (warmRun.skipped) throw new Error(`warm-up crawl: ${warmRun.skipped}`);
     const before = await commandStats(redis);
+    const bytesBefore = await netInputBytes(redis);
     const cpu0 = cpuMsOf(worker.pid);
     // Round trips: commands sent by clients (MONITOR marks the ones run inside scripts as `lua`).
     const trips = new Map();
@@ -522,6 +525,7 @@ async function runAlone() {
     if (r.skipped) throw new Error(`crawl: ${r.skipped}`);
     const cpuMs = cpuMsOf(worker.pid) - cpu0;
     const after = await commandStats(redis);
+    const bytesIn = await netInputBytes(redis) - bytesBefore;
     const pages = r.pages;
     console.log(`\n## Trawl alone, ${onJena ? 'jena (256 pages)' : `generated site (${PAGES} pages)`}, concurrency ${CONCURRENCY}: ${pages} documents in ${f(r.elapsedMs / 1000, 2)} s, ${f(r.pagesPerSec)} pages/s${r.lagMs !== undefined ? `, completed webhook ${f(r.lagMs)} ms after the last page webhook` : ''}`);
     console.log(`worker roles ${ROLES}; worker CPU: ${f(cpuMs / pages, 2)} ms per page`);
@@ -534,7 +538,7 @@ async function runAlone() {
       for (const [name, calls] of rows) console.log(`| ${name} | ${calls} | ${f(calls / pages, 2)} |`);
       const tripRows = [...trips].sort((a, b) => b[1] - a[1]);
       const tripTotal = tripRows.reduce((n, [, c]) => n + c, 0);
-      console.log(`\nRound trips per page (commands sent by clients, MONITOR): ${f(tripTotal / pages, 1)}`);
+      console.log(`\nRound trips per page (commands sent by clients, MONITOR): ${f(tripTotal / pages, 1)}; bytes sent to Redis per page: ${f(bytesIn / pages / 1024, 1)} KiB`);
       console.log('\n| command sent | calls | per page |\n|---|---|---|');
       for (const [name, calls] of tripRows) console.log(`| ${name} | ${calls} | ${f(calls / pages, 2)} |`);
     } else {

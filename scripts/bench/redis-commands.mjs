@@ -25,6 +25,7 @@ const { createLogger } = await import(join(ROOT, 'packages/observability/dist/in
 // The fixtures' own files: the package index also exports Jest fixtures, which need Jest's globals.
 const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/generated-site.js'));
 const { RedisClusterFixture } = await import(join(ROOT, 'packages/testing/dist/redis-cluster.js'));
+const { RedisMonitor } = await import(join(ROOT, 'packages/testing/dist/redis-monitor.js'));
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
 
 const html = `<html><head><title>Page</title></head><body><main><h1>A page</h1>${'<p>Some text of an article, long enough to convert. </p>'.repeat(40)}</main></body></html>`;
@@ -93,13 +94,14 @@ const cpu = async () => {
 
 /**
  * The key family a command works on, by the hash tag of its first tagged argument: a BullMQ queue,
- * a team, a crawl, the page cache; `other` for untagged keys (results, cancellations, hosts...).
+ * a team, a crawl, a crawled host, the page cache; `other` for untagged keys (results, cancellations...).
  */
 function family(args) {
   for (const a of args.slice(1)) {
     // A key's tag: a brace with no quote or space before or inside it (not JSON in a job payload).
     const tag = /^[^{}"\s]*\{([^{}"\s]+)\}/.exec(String(a))?.[1];
     if (tag === undefined) continue;
+    if (tag.startsWith('h:')) return 'host'; // a crawled host's politeness keys
     if (tag.includes(':') && !/^[tcmuxs]:/.test(tag)) return `bull ${tag.split(':').pop()}`;
     if (tag === 'trawl') return 'bull (one tag)';
     if (tag.startsWith('t:')) return 'team';
@@ -112,12 +114,12 @@ function family(args) {
 
 /** Runs `fn` under MONITOR: [client commands, commands inside scripts] per page, and the commands by key family. */
 async function counted(fn) {
-  const monitors = await Promise.all(admins.map((admin) => admin.monitor()));
+  const monitors = await Promise.all(admins.map((admin) => RedisMonitor.start(admin.options.host, admin.options.port)));
   let client = 0;
   let lua = 0;
   const families = new Map();
   for (const monitor of monitors) {
-    monitor.on('monitor', (_time, args, source) => {
+    monitor.on(({ args, source }) => {
       if (String(source).includes('lua')) lua++;
       else if (!['monitor', 'info', 'config', 'cluster'].includes(String(args[0]).toLowerCase())) client++;
       else return;
@@ -127,7 +129,7 @@ async function counted(fn) {
   }
   const pages = await fn();
   await new Promise((r) => setTimeout(r, 300)); // the last MONITOR lines
-  for (const monitor of monitors) monitor.disconnect();
+  for (const monitor of monitors) monitor.stop();
   return { client: client / pages, lua: lua / pages, families: [...families].sort((a, b) => b[1] - a[1]).map(([f, n]) => [f, n / (client + lua)]) };
 }
 
