@@ -42,20 +42,25 @@ export const INLINE_CONVERSION_MAX_CHARS = 16 * 1024;
 /**
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
  * gets its thread terminated and replaced, so a pathological page cannot wedge a worker. Small pages
- * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline.
+ * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline while the event loop has room.
  */
 export class ThreadedHtmlConverter implements HtmlConverter {
   private readonly pool: ThreadPool<HtmlThreadRequest, HtmlThreadReply>;
   private readonly inlineMaxChars: number;
+  private readonly loopBusy: (() => boolean) | undefined;
 
-  /** `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never. */
-  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number } = {}) {
+  /**
+   * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
+   * `loopBusy`: while it says so (an `EventLoopLoad`), small pages go to the threads too, so other cores take them.
+   */
+  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; loopBusy?: () => boolean } = {}) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
     this.inlineMaxChars = opts.inlineMaxChars ?? INLINE_CONVERSION_MAX_CHARS;
+    this.loopBusy = opts.loopBusy;
   }
 
   async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
-    if (rawHtml.length <= this.inlineMaxChars) {
+    if (rawHtml.length <= this.inlineMaxChars && !(this.loopBusy?.() ?? false)) {
       signal.throwIfAborted();
       return runHtmlPipeline(rawHtml, opts);
     }
