@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { runHtmlPipeline } from '@trawl/html';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { runHtmlPipeline, type HtmlPipelineResult } from '@trawl/html';
 import { TrawlError } from '@trawl/api-schema';
 import { ThreadedHtmlConverter } from './html-converter.js';
 
@@ -10,9 +11,9 @@ afterAll(async () => {
   await Promise.all(converters.map((c) => c.close()));
 });
 
-function converter(): ThreadedHtmlConverter {
-  // Every page goes to the thread.
-  const c = new ThreadedHtmlConverter(THREAD, 1, { inlineMaxChars: 0 });
+/** Every page is a larger page; `idleInlineMaxMs` 0: every one goes to the thread. */
+function converter(opts: { idleInlineMaxMs?: number } = {}): ThreadedHtmlConverter {
+  const c = new ThreadedHtmlConverter(THREAD, 1, { inlineMaxChars: 0, idleInlineMaxMs: 0, ...opts });
   converters.push(c);
   return c;
 }
@@ -21,6 +22,22 @@ const PAGE = '\ufeff<html><head><title>T\u00eatu \u{1f600}</title></head><body><
   + '<p>Un texte assez long pour \u00eatre le contenu principal, avec des mots \u6f22\u5b57 et une suite. </p>'.repeat(20)
   + '</article><p>stray \ud83d half</p></body></html>';
 const OPTS = { url: 'http://example.test/page', formats: { markdown: true, html: true, links: true } };
+
+/** The conversion hops `fn` went through (the `trawl:hop` channel: where a page was converted). */
+async function hopsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const onHop = (m: unknown) => {
+    const { hop } = m as { hop: string };
+    if (hop.startsWith('worker:html-')) seen.push(hop);
+  };
+  subscribe('trawl:hop', onHop);
+  try {
+    await fn();
+  } finally {
+    unsubscribe('trawl:hop', onHop);
+  }
+  return seen;
+}
 
 describe('threaded HTML conversion', () => {
   it('converts in the thread exactly as inline (a leading U+FEFF, astral characters, a lone surrogate)', async () => {
@@ -36,5 +53,31 @@ describe('threaded HTML conversion', () => {
     await expect(cut).rejects.toMatchObject({ code: 'SCRAPE_TIMEOUT' });
     const out = await c.convert(PAGE, OPTS, new AbortController().signal);
     expect(out.markdown).toContain('Caf\u00e9');
+  });
+
+  it('a larger page that arrives while nothing else converts is converted inline, as the thread would', async () => {
+    const c = converter({ idleInlineMaxMs: 60_000 });
+    let out: HtmlPipelineResult | undefined;
+    expect(await hopsOf(async () => {
+      out = await c.convert(PAGE, OPTS, new AbortController().signal);
+    })).toEqual(['worker:html-idle-inline']);
+    expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
+  });
+
+  it('one that outruns the watchdog is stopped and converted in a thread; a page arriving meanwhile goes to a thread too', async () => {
+    // 1 ms: far less than converting this page takes anywhere.
+    const c = converter({ idleInlineMaxMs: 1 });
+    const big = PAGE.repeat(50);
+    let first: HtmlPipelineResult | undefined;
+    const hops = await hopsOf(async () => {
+      const running = c.convert(big, OPTS, new AbortController().signal);
+      // The first is in its thread now (the watchdog stopped it synchronously): this one is not alone.
+      const second = c.convert(PAGE, OPTS, new AbortController().signal);
+      [first] = await Promise.all([running, second]);
+    });
+    expect(hops.filter((h) => h !== 'worker:html-pipeline')).toEqual([
+      'worker:html-idle-inline-stopped', 'worker:html-thread-handoff', 'worker:html-thread-handoff',
+    ]);
+    expect({ ...first, timings: {} }).toEqual({ ...runHtmlPipeline(big, OPTS), timings: {} });
   });
 });
