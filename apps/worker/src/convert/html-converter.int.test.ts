@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 /** Every page is a larger page; `idleInlineMaxMs` 0: every one goes to the thread. */
-function converter(opts: { idleInlineMaxMs?: number } = {}): ThreadedHtmlConverter {
+function converter(opts: { idleInlineMaxMs?: number; idleInlineBackoffMs?: number } = {}): ThreadedHtmlConverter {
   const c = new ThreadedHtmlConverter(THREAD, 1, { inlineMaxChars: 0, idleInlineMaxMs: 0, ...opts });
   converters.push(c);
   return c;
@@ -64,9 +64,9 @@ describe('threaded HTML conversion', () => {
     expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
   });
 
-  it('one that outruns the watchdog is stopped and converted in a thread; a page arriving meanwhile goes to a thread too', async () => {
-    // 1 ms: far less than converting this page takes anywhere.
-    const c = converter({ idleInlineMaxMs: 1 });
+  it('one that outruns the watchdog is stopped and converted in a thread; a page arriving meanwhile, or after (backoff), goes to a thread too', async () => {
+    // 1 ms: far less than converting this page takes anywhere. A backoff no test outlives.
+    const c = converter({ idleInlineMaxMs: 1, idleInlineBackoffMs: 3_600_000 });
     const big = PAGE.repeat(50);
     let first: HtmlPipelineResult | undefined;
     const hops = await hopsOf(async () => {
@@ -74,9 +74,11 @@ describe('threaded HTML conversion', () => {
       // The first is in its thread now (the watchdog stopped it synchronously): this one is not alone.
       const second = c.convert(PAGE, OPTS, new AbortController().signal);
       [first] = await Promise.all([running, second]);
+      // Alone now, but within the backoff.
+      await c.convert(PAGE, OPTS, new AbortController().signal);
     });
     expect(hops.filter((h) => h !== 'worker:html-pipeline')).toEqual([
-      'worker:html-idle-inline-stopped', 'worker:html-thread-handoff', 'worker:html-thread-handoff',
+      'worker:html-idle-inline-stopped', 'worker:html-thread-handoff', 'worker:html-thread-handoff', 'worker:html-thread-handoff',
     ]);
     expect({ ...first, timings: {} }).toEqual({ ...runHtmlPipeline(big, OPTS), timings: {} });
   });

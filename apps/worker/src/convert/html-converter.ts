@@ -56,6 +56,14 @@ export const IDLE_INLINE_MAX_MS = 50;
 export const IDLE_INLINE_MAX_CHARS = 512 * 1024;
 
 /**
+ * After the watchdog stopped a conversion, larger pages go to the threads for this long, ms. The
+ * watchdog counts wall time: on a machine short of CPU (load 10 on 2 cores in the benchmark, 2-3% of
+ * pages stopped at 80-100 ms) it stops ordinary pages too, each a wasted conversion; the threads'
+ * hand-off is cheaper then. A pathological page costs the event loop one watchdog period per backoff.
+ */
+export const IDLE_INLINE_BACKOFF_MS = 30_000;
+
+/**
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
  * gets its thread terminated and replaced, so a pathological page cannot wedge a worker. Small pages
  * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline. A larger page that arrives while no
@@ -70,8 +78,11 @@ export class ThreadedHtmlConverter implements HtmlConverter {
   private readonly pool: ThreadPool<HtmlThreadRequest, HtmlThreadReply>;
   private readonly inlineMaxChars: number;
   private readonly idleInlineMaxMs: number;
+  private readonly idleInlineBackoffMs: number;
   /** Conversions of larger pages under way (inline or in a thread). */
   private active = 0;
+  /** `performance.now()` before which larger pages skip the inline path (see {@link IDLE_INLINE_BACKOFF_MS}). */
+  private idleInlineAfter = 0;
   /**
    * Only a script run can have a `vm` timeout: this one calls the conversion its context holds (set
    * just before it runs). The function is ours and runs in our realm; the context only carries it.
@@ -83,11 +94,13 @@ export class ThreadedHtmlConverter implements HtmlConverter {
    * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
    * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts; default
    * {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
+   * `idleInlineBackoffMs`: how long that path is off after the watchdog stopped a conversion; default {@link IDLE_INLINE_BACKOFF_MS}.
    */
-  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; idleInlineMaxMs?: number } = {}) {
+  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; idleInlineMaxMs?: number; idleInlineBackoffMs?: number } = {}) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
     this.inlineMaxChars = opts.inlineMaxChars ?? INLINE_CONVERSION_MAX_CHARS;
     this.idleInlineMaxMs = opts.idleInlineMaxMs ?? IDLE_INLINE_MAX_MS;
+    this.idleInlineBackoffMs = opts.idleInlineBackoffMs ?? IDLE_INLINE_BACKOFF_MS;
   }
 
   async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
@@ -97,7 +110,7 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     }
     this.active++;
     try {
-      if (this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS) {
+      if (this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
         if (result) return result;
@@ -120,6 +133,7 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     } catch (err) {
       if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
       if (t0 > 0) recordHop('worker:html-idle-inline-stopped', performance.now() - t0);
+      this.idleInlineAfter = performance.now() + this.idleInlineBackoffMs;
       return undefined;
     } finally {
       context.run = undefined;
