@@ -43,23 +43,25 @@ export const INLINE_CONVERSION_MAX_CHARS = 16 * 1024;
 /**
  * How long a larger page may be converted on the calling thread when no other conversion is under
  * way, ms (see {@link ThreadedHtmlConverter}): past it, the conversion is stopped and the page goes to
- * a thread. Bounds how long one page can hold the event loop.
+ * a thread. Bounds how long one page can hold the event loop (once per {@link IDLE_INLINE_BACKOFF_MS}).
+ * Far above an ordinary page's 3-15 ms: the watchdog counts wall time, which a busy machine stretches
+ * (at 50 ms, 2-3% of ordinary pages were stopped in the benchmark at load 10 on 2 cores).
  */
-export const IDLE_INLINE_MAX_MS = 50;
+export const IDLE_INLINE_MAX_MS = 200;
 
 /**
  * Largest page (characters) converted inline when no other conversion is under way. Such a page
  * converts in about 3-15 ms (the readability corpus: 140-380 K characters); a larger one is sent to
  * a thread rather than risk the watchdog stopping it (a busy machine stretches both the conversion
- * and the watchdog's own wake-up: one stopped at 50 ms was measured at 93, all of it wasted).
+ * and the watchdog's own wake-up: one stopped at 50 ms was measured at 93 ms, all of it wasted).
  */
 export const IDLE_INLINE_MAX_CHARS = 512 * 1024;
 
 /**
  * After the watchdog stopped a conversion, larger pages go to the threads for this long, ms. The
- * watchdog counts wall time: on a machine short of CPU (load 10 on 2 cores in the benchmark, 2-3% of
- * pages stopped at 80-100 ms) it stops ordinary pages too, each a wasted conversion; the threads'
- * hand-off is cheaper then. A pathological page costs the event loop one watchdog period per backoff.
+ * watchdog counts wall time: on a machine short of CPU it can stop ordinary pages too, each a wasted
+ * conversion; the threads' hand-off is cheaper then. A pathological page costs the event loop one
+ * watchdog period per backoff.
  */
 export const IDLE_INLINE_BACKOFF_MS = 30_000;
 
