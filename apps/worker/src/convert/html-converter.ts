@@ -61,9 +61,10 @@ export const IDLE_INLINE_MAX_CHARS = 512 * 1024;
  * After the watchdog stopped a conversion, larger pages go to the threads for this long, ms. The
  * watchdog counts wall time: on a machine short of CPU it can stop ordinary pages too, each a wasted
  * conversion; the threads' hand-off is cheaper then. A pathological page costs the event loop one
- * watchdog period per backoff.
+ * watchdog period per backoff. Short: a stop while the code is still cold (the first conversions on
+ * this thread are about 10x slower) must not keep the path off for long.
  */
-export const IDLE_INLINE_BACKOFF_MS = 30_000;
+export const IDLE_INLINE_BACKOFF_MS = 5_000;
 
 /**
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
