@@ -32,7 +32,9 @@ export async function startBenchCluster(env = {}) {
   // As `npm start` (apps/cli/src/embedded.ts): a scrape the API admits runs in this process's worker
   // at once, without the queue hop. `gatewayRunsLocally(false)` sends them through BullMQ instead, as
   // a gateway in its own process (a split deployment) does.
-  api.runLocally(worker.localRunner);
+  // BENCH_NO_LOCAL_RESULTS=1: outcomes reach the gateway through the results channel even in-process (A/B).
+  const local = process.env.BENCH_NO_LOCAL_RESULTS === '1' ? {} : { results: worker.results };
+  api.runLocally(worker.localRunner, local);
   const team = await api.teams.resolveKey(fullEnv.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });
   return {
@@ -40,7 +42,7 @@ export async function startBenchCluster(env = {}) {
     key: fullEnv.TRAWL_BOOTSTRAP_API_KEY,
     redisUrl: redis.url,
     teamId: team.id,
-    gatewayRunsLocally: (on) => api.runLocally(on ? worker.localRunner : undefined),
+    gatewayRunsLocally: (on) => api.runLocally(on ? worker.localRunner : undefined, local),
     async close() {
       await api.close({ graceMs: 1000 });
       await worker.close({ graceMs: 1000 });

@@ -5,7 +5,7 @@ import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { Counter, createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import {
-  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type TeamStore,
+  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type ResultStore, type TeamStore,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
@@ -31,8 +31,10 @@ export interface ApiHandle {
   /**
    * Jobs this API admits are offered to `runner` first: a worker in the same process (embedded mode)
    * runs them at once, without the queue hop; what it declines goes to BullMQ. `undefined` turns it off.
+   * `results`: that worker's result store; while a runner is set, the outcomes it stores for this API's
+   * waiting requests are handed to them in-process (no announcement on the results channel).
    */
-  runLocally(runner: LocalRunner | undefined): void;
+  runLocally(runner: LocalRunner | undefined, opts?: { results?: ResultStore }): void;
   /**
    * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
    * scrapes still waiting then answer 503); close resources. Defaults: TRAWL_SHUTDOWN_DELAY_MS and
@@ -170,7 +172,10 @@ export async function startApi(
     server,
     url,
     teams,
-    runLocally: (runner) => stack.dispatcher.runLocally(runner),
+    runLocally: (runner, opts) => {
+      stack.dispatcher.runLocally(runner);
+      opts?.results?.deliverLocally(runner ? waiter : undefined);
+    },
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = config.TRAWL_SHUTDOWN_DELAY_MS } = {}) {
       // Readiness answers 503 from now on; the listener keeps serving while load balancers notice.
       shuttingDown = true;

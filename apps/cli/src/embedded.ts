@@ -90,8 +90,9 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
     // The API first: its URL is the base of the blob URLs the worker signs.
     api = await startApi(apiConfig, { logger, registry });
     worker = await startWorker(workerConfig, { logger, registry, blobPublicBaseUrl: apiConfig.TRAWL_PUBLIC_URL ?? api.url });
-    // One process: a scrape the API admits runs in this worker at once, without the queue hop.
-    api.runLocally(worker.localRunner);
+    // One process: a scrape the API admits runs in this worker at once, without the queue hop, and its
+    // outcome reaches the waiting request in-process (still stored for GET /v2/scrape/:id).
+    api.runLocally(worker.localRunner, { results: worker.results });
   } catch (err) {
     // The detached Redis would outlive this process.
     await redis?.stop();

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   CancellationWatcher, EventLoopLoad, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner,
+  type ResultStore,
 } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
@@ -49,6 +50,8 @@ export interface WorkerHandle {
    * queue hop; undefined when this worker runs none (no `http` role, TRAWL_WORKER_LOCAL_RUNS=0).
    */
   localRunner: LocalRunner | undefined;
+  /** Where this worker stores outcomes (embedded mode hands them to the API's waiters: ApiHandle.runLocally). */
+  results: ResultStore;
   /**
    * Graceful stop: readiness off, no new jobs, in-flight jobs get `graceMs` to finish; those still
    * running are aborted and go back to the queue (BullMQ lock released), then resources close.
@@ -282,6 +285,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   return {
     metricsPort: metricsServer.port,
     localRunner: localRuns?.offer,
+    results,
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS } = {}) {
       shuttingDown = true;
       metrics.shuttingDown.set(1);

@@ -20,6 +20,18 @@ export interface StoredResult<T = Document> {
  */
 export const INLINE_RESULT_BYTES = 64 * 1024;
 
+/**
+ * Waiters in this process (embedded mode: the gateway that waits for a job shares the process with the
+ * worker that finishes it). A job one of them waits for is handed over as an object and not announced
+ * on the results channel: nothing else waits for it (its id is that gateway's own).
+ */
+export interface LocalResultDelivery {
+  /** Someone in this process waits for the job. */
+  waitsFor(jobId: string): boolean;
+  /** Hands the stored outcome over (after it is written). */
+  deliver(result: StoredResult<unknown>): void;
+}
+
 export interface ResultStoreOptions {
   /** How long results are kept, seconds. Default 86400 (24 h). */
   retentionSec?: number;
@@ -34,6 +46,7 @@ export interface ResultStoreOptions {
 export class ResultStore {
   private readonly retentionSec: number;
   private readonly zdrRetentionSec: number;
+  private local: LocalResultDelivery | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -49,18 +62,31 @@ export class ResultStore {
    * gateway answered itself). A zero-data-retention result is kept only briefly. The writes and the
    * announcement are sent together (one round trip); a result up to {@link INLINE_RESULT_BYTES} rides
    * in the announcement itself, so the woken waiter does not read it back. A larger one is announced
-   * by id once it is written.
+   * by id once it is written. With a {@link deliverLocally} hook, the outcome is first offered to this
+   * process's waiter once it is written (GET /v2/scrape/:id finds it): no announcement, no re-parse.
    */
   async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean }): Promise<void> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
     const json = JSON.stringify(result);
+    const local = opts.announce !== false && this.local?.waitsFor(result.jobId) === true ? this.local : undefined;
+    const announce = opts.announce !== false && local === undefined;
     const inline = json.length <= INLINE_RESULT_BYTES;
     await Promise.all([
       this.redis.set(this.keys.result(result.jobId), json, 'EX', ttl),
       result.outcome.ok ? this.redis.set(this.keys.lastSuccess(result.teamId), result.finishedAt) : undefined,
-      opts.announce !== false && inline ? this.redis.publish(this.keys.resultsChannel(), `${result.jobId}\n${json}`) : undefined,
+      announce && inline ? this.redis.publish(this.keys.resultsChannel(), `${result.jobId}\n${json}`) : undefined,
     ]);
-    if (opts.announce !== false && !inline) await this.redis.publish(this.keys.resultsChannel(), result.jobId);
+    if (announce && !inline) await this.redis.publish(this.keys.resultsChannel(), result.jobId);
+    local?.deliver(result);
+  }
+
+  /**
+   * Hands outcomes that `delivery`'s waiters wait for straight to them (undefined: none). Set when the gateway and the
+   * worker share a process (embedded mode): the waiting request resolves from the object itself,
+   * without a publish, a pub/sub delivery and a JSON parse of the document.
+   */
+  deliverLocally(delivery: LocalResultDelivery | undefined): void {
+    this.local = delivery;
   }
 
   async get<T = Document>(jobId: string): Promise<StoredResult<T> | null> {

@@ -77,6 +77,17 @@ export class ResultWaiter {
     });
   }
 
+  /** Someone in this process waits for the job (see ResultStore.deliverLocally). */
+  waitsFor(jobId: string): boolean {
+    return this.waiters.has(jobId);
+  }
+
+  /** An outcome handed over in this process, once stored (see ResultStore.deliverLocally): settles its waiters. */
+  deliver(result: StoredResult<unknown>): void {
+    if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
+    this.settle(result.jobId, result as StoredResult);
+  }
+
   /** Number of callers currently waiting (for metrics and shutdown). */
   get size(): number {
     let n = 0;

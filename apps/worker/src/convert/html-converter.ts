@@ -1,3 +1,4 @@
+import { Script, createContext, type Context } from 'node:vm';
 import { runHtmlPipeline, type HtmlPipelineOptions, type HtmlPipelineResult } from '@trawl/html';
 import { recordHop, hopTimingOn } from '@trawl/queue';
 import { ThreadPool } from './thread-pool.js';
@@ -40,30 +41,115 @@ export interface HtmlThreadReply {
 export const INLINE_CONVERSION_MAX_CHARS = 16 * 1024;
 
 /**
+ * How long a larger page may be converted on the calling thread when no other conversion is under
+ * way, ms (see {@link ThreadedHtmlConverter}): past it, the conversion is stopped and the page goes to
+ * a thread. Bounds how long one page can hold the event loop (once per {@link IDLE_INLINE_BACKOFF_MS}).
+ * Far above an ordinary page's 3-15 ms: the watchdog counts wall time, which a busy machine stretches
+ * (at 50 ms, 2-3% of ordinary pages were stopped in the benchmark at load 10 on 2 cores).
+ */
+export const IDLE_INLINE_MAX_MS = 200;
+
+/**
+ * Largest page (characters) converted inline when no other conversion is under way. Such a page
+ * converts in about 3-15 ms (the readability corpus: 140-380 K characters); a larger one is sent to
+ * a thread rather than risk the watchdog stopping it (a busy machine stretches both the conversion
+ * and the watchdog's own wake-up: one stopped at 50 ms was measured at 93 ms, all of it wasted).
+ */
+export const IDLE_INLINE_MAX_CHARS = 512 * 1024;
+
+/**
+ * After the watchdog stopped a conversion, larger pages go to the threads for this long, ms. The
+ * watchdog counts wall time: on a machine short of CPU it can stop ordinary pages too, each a wasted
+ * conversion; the threads' hand-off is cheaper then. A pathological page costs the event loop one
+ * watchdog period per backoff. Short: a stop while the code is still cold (the first conversions on
+ * this thread are about 10x slower) must not keep the path off for long.
+ */
+export const IDLE_INLINE_BACKOFF_MS = 5_000;
+
+/**
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
  * gets its thread terminated and replaced, so a pathological page cannot wedge a worker. Small pages
- * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline while the event loop has room.
+ * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline while the event loop has room. A larger
+ * page that arrives while no other conversion is under way (a lone sync scrape) is converted inline
+ * too, up to {@link IDLE_INLINE_MAX_CHARS}, under V8's watchdog
+ * (`vm` timeout, {@link IDLE_INLINE_MAX_MS}): the hand-off to a thread and back (about 1 ms, more
+ * than the watchdog's 0.1) would be the larger part of its wait. One that runs past the watchdog is
+ * stopped there and goes to a thread, so the deadline still cuts off a pathological page; under load
+ * (another conversion in flight, or a busy loop) pages go to the threads, leaving the event loop to the rest.
  */
 export class ThreadedHtmlConverter implements HtmlConverter {
   private readonly pool: ThreadPool<HtmlThreadRequest, HtmlThreadReply>;
   private readonly inlineMaxChars: number;
   private readonly loopBusy: (() => boolean) | undefined;
+  private readonly idleInlineMaxMs: number;
+  private readonly idleInlineBackoffMs: number;
+  /** Conversions of larger pages under way (inline or in a thread). */
+  private active = 0;
+  /** `performance.now()` before which larger pages skip the inline path (see {@link IDLE_INLINE_BACKOFF_MS}). */
+  private idleInlineAfter = 0;
+  /**
+   * Only a script run can have a `vm` timeout: this one calls the conversion its context holds (set
+   * just before it runs). The function is ours and runs in our realm; the context only carries it.
+   */
+  private readonly watched = new Script('run()', { filename: 'trawl-idle-conversion' });
+  private readonly watchedContext: Context = createContext({ run: undefined });
 
   /**
    * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
-   * `loopBusy`: while it says so (an `EventLoopLoad`), small pages go to the threads too, so other cores take them.
+   * `loopBusy`: while it says so (an `EventLoopLoad`), every page goes to the threads, so other cores take them.
+   * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts; default
+   * {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
+   * `idleInlineBackoffMs`: how long that path is off after the watchdog stopped a conversion; default {@link IDLE_INLINE_BACKOFF_MS}.
    */
-  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; loopBusy?: () => boolean } = {}) {
+  constructor(threadScript: URL, size: number, opts: {
+    inlineMaxChars?: number; loopBusy?: () => boolean; idleInlineMaxMs?: number; idleInlineBackoffMs?: number;
+  } = {}) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
     this.inlineMaxChars = opts.inlineMaxChars ?? INLINE_CONVERSION_MAX_CHARS;
     this.loopBusy = opts.loopBusy;
+    this.idleInlineMaxMs = opts.idleInlineMaxMs ?? IDLE_INLINE_MAX_MS;
+    this.idleInlineBackoffMs = opts.idleInlineBackoffMs ?? IDLE_INLINE_BACKOFF_MS;
   }
 
   async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
-    if (rawHtml.length <= this.inlineMaxChars && !(this.loopBusy?.() ?? false)) {
+    const busy = this.loopBusy?.() ?? false;
+    if (rawHtml.length <= this.inlineMaxChars && !busy) {
       signal.throwIfAborted();
       return runHtmlPipeline(rawHtml, opts);
     }
+    this.active++;
+    try {
+      if (this.active === 1 && !busy && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
+        signal.throwIfAborted();
+        const result = this.convertWatched(rawHtml, opts);
+        if (result) return result;
+      }
+      return await this.convertInThread(rawHtml, opts, signal);
+    } finally {
+      this.active--;
+    }
+  }
+
+  /** The pipeline on this thread under the watchdog: undefined when it was stopped there. */
+  private convertWatched(rawHtml: string, opts: HtmlPipelineOptions): HtmlPipelineResult | undefined {
+    const t0 = hopTimingOn() ? performance.now() : 0;
+    const context = this.watchedContext as { run: (() => HtmlPipelineResult) | undefined };
+    context.run = () => runHtmlPipeline(rawHtml, opts);
+    try {
+      const result = this.watched.runInContext(this.watchedContext, { timeout: this.idleInlineMaxMs }) as HtmlPipelineResult;
+      if (t0 > 0) recordHop('worker:html-idle-inline', performance.now() - t0);
+      return result;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
+      if (t0 > 0) recordHop('worker:html-idle-inline-stopped', performance.now() - t0);
+      this.idleInlineAfter = performance.now() + this.idleInlineBackoffMs;
+      return undefined;
+    } finally {
+      context.run = undefined;
+    }
+  }
+
+  private async convertInThread(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
     if (!hopTimingOn()) return (await this.pool.run({ rawHtml, opts }, signal)).result;
     const t0 = performance.now();
     const reply = await this.pool.run({ rawHtml, opts, timed: true }, signal);

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Document } from '@trawl/api-schema';
+import { RedisServerFixture } from '@trawl/testing';
+import { RedisKeys } from './redis-keys.js';
+import { ResultStore, type StoredResult } from './result-store.js';
+import { ResultWaiter } from './result-waiter.js';
+
+let server: RedisServerFixture;
+let redis: Redis;
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  server = await RedisServerFixture.start({ appendonly: false });
+  redis = new Redis(server.url);
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  redis.disconnect();
+  await server.stop();
+});
+
+function client(): Redis {
+  const c = new Redis(server.url);
+  clients.push(c);
+  return c;
+}
+
+/** A store and a waiter on their own key prefix, and every announcement on its results channel. */
+async function setup() {
+  const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
+  const store = new ResultStore(redis, keys);
+  const waiter = new ResultWaiter(client(), keys, store);
+  await waiter.start();
+  const announced: string[] = [];
+  const listener = client();
+  listener.on('message', (_channel: string, message: string) => announced.push(message.split('\n')[0]!));
+  await listener.subscribe(keys.resultsChannel());
+  /** Every announcement sent so far has arrived once this marker has (one channel, one order). */
+  const flushed = async () => {
+    const marker = `marker-${randomUUID()}`;
+    const arrived = new Promise<void>((resolve) => listener.on('message', (_c: string, m: string) => {
+      if (m === marker) resolve();
+    }));
+    await redis.publish(keys.resultsChannel(), marker);
+    await arrived;
+    return announced.filter((m) => !m.startsWith('marker-'));
+  };
+  return { store, waiter, flushed };
+}
+
+function result(jobId: string): StoredResult {
+  return {
+    jobId, teamId: 'team-1', finishedAt: new Date().toISOString(),
+    outcome: { ok: true, document: { markdown: '# hi', metadata: { sourceURL: 'http://example.test/', statusCode: 200, scrapeId: jobId } } as Document },
+  };
+}
+
+describe('result store: in-process delivery (embedded mode)', () => {
+  it('hands an outcome to a waiter of this process as the object itself, stored, and announces nothing', async () => {
+    const { store, waiter, flushed } = await setup();
+    store.deliverLocally(waiter);
+    const jobId = randomUUID();
+    const waiting = waiter.wait(jobId, 60_000, { beforeSubmit: true });
+    const stored = result(jobId);
+    await store.put(stored, { zeroDataRetention: false });
+    expect(await waiting).toBe(stored);
+    expect(await store.get(jobId)).toEqual(stored);
+    expect(await flushed()).toEqual([]);
+  });
+
+  it('announces as before an outcome nobody here waits for, and every outcome once delivery is off', async () => {
+    const { store, waiter, flushed } = await setup();
+    store.deliverLocally(waiter);
+    const elsewhere = randomUUID();
+    await store.put(result(elsewhere), { zeroDataRetention: false });
+    store.deliverLocally(undefined);
+    const jobId = randomUUID();
+    const waiting = waiter.wait(jobId, 60_000, { beforeSubmit: true });
+    const stored = result(jobId);
+    await store.put(stored, { zeroDataRetention: false });
+    // Through the channel: a parsed copy, not the object.
+    const got = await waiting;
+    expect(got).toEqual(stored);
+    expect(got).not.toBe(stored);
+    expect(await flushed()).toEqual([elsewhere, jobId]);
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { FixtureSite } from '@trawl/testing';
+import { TestCluster } from './helpers/cluster.js';
+
+// Embedded mode (`npm start`: apps/cli/src/embedded.ts) wires the API to its in-process worker as
+// here: the worker runs what the API admits, and hands the outcome to the waiting request in-process.
+let cluster: TestCluster;
+let site: FixtureSite;
+let listener: Redis;
+const announced: string[] = [];
+let channel: string;
+
+beforeAll(async () => {
+  site = await new FixtureSite()
+    .page('/article', '<html><head><title>Local outcome</title></head><body><main><p>A page whose outcome never crosses the results channel.</p></main></body></html>')
+    .start();
+  cluster = await TestCluster.start();
+  const worker = cluster.worker!;
+  cluster.api.runLocally(worker.localRunner, { results: worker.results });
+  channel = `${cluster.env.TRAWL_REDIS_PREFIX ?? 'trawl'}:results`;
+  listener = new Redis(cluster.env.REDIS_URL!);
+  listener.on('message', (_c: string, m: string) => announced.push(m.split('\n')[0]!));
+  await listener.subscribe(channel);
+});
+afterAll(async () => {
+  listener.disconnect();
+  await cluster.stop();
+  await site.stop();
+}, 30_000);
+
+/** Every announcement published so far, once a marker published after them has arrived. */
+async function announcedSoFar(): Promise<string[]> {
+  const marker = `marker-${randomUUID()}`;
+  const arrived = new Promise<void>((resolve) => listener.on('message', (_c: string, m: string) => {
+    if (m === marker) resolve();
+  }));
+  await cluster.redis.publish(channel, marker);
+  await arrived;
+  return announced.filter((m) => !m.startsWith('marker-'));
+}
+
+describe('embedded mode: a sync scrape\'s outcome reaches its request in-process', () => {
+  it('answers without announcing the outcome on the results channel, and stores it for GET /v2/scrape/:id', async () => {
+    const res = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/article'), formats: ['markdown'], maxAge: 0 } });
+    expect(res.status).toBe(200);
+    const data = (res.body as { data: { markdown: string; metadata: { scrapeId: string } } }).data;
+    expect(data.markdown).toContain('never crosses the results channel');
+    expect(await announcedSoFar()).toEqual([]);
+    const got = await cluster.call('GET', `/v2/scrape/${data.metadata.scrapeId}`);
+    expect(got.status).toBe(200);
+    expect((got.body as { data: { markdown: string } }).data.markdown).toBe(data.markdown);
+  });
+
+  it('with the worker\'s store not handed over (a gateway in its own process), the outcome is announced as before', async () => {
+    cluster.api.runLocally(cluster.worker!.localRunner);
+    cluster.worker!.results.deliverLocally(undefined);
+    const res = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/article'), formats: ['markdown'], maxAge: 0 } });
+    expect(res.status).toBe(200);
+    const { scrapeId } = (res.body as { data: { metadata: { scrapeId: string } } }).data.metadata;
+    expect(await announcedSoFar()).toContain(scrapeId);
+  });
+});
