@@ -46,13 +46,6 @@ export const workerConfigSchema = z.object({
    * of TRAWL_WORKER_CONCURRENCY. More go through the queue; 0 sends every job through the queue. Default 16.
    */
   TRAWL_WORKER_LOCAL_RUNS: envInt(16, { min: 0, max: 1000 }),
-  /**
-   * Small HTML conversions (up to 16 KiB) and compressions (up to 16 KiB) run on the event loop while
-   * it was busy at most this percent of the last 100 ms: for them a thread costs more than the work.
-   * Above it they go to the conversion threads and libuv's pool, so other cores take them while the
-   * loop serves many pages. 100: always inline; 0: never. Default 80.
-   */
-  TRAWL_INLINE_MAX_LOOP_PERCENT: envInt(80, { min: 0, max: 100 }),
   /** Threads converting HTML off the event loop. Default: cores - 1, at least 1. */
   TRAWL_HTML_THREADS: envInt(Math.max(1, availableParallelism() - 1), { min: 1, max: 64 }),
   /** Largest page accepted (after decompression), bytes. Default 20 MiB. */

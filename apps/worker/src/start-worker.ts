@@ -3,8 +3,7 @@ import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type 
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  CancellationWatcher, EventLoopLoad, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner,
-  type ResultStore,
+  CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type ResultStore,
 } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
@@ -80,11 +79,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const registry = opts.registry ?? createMetricsRegistry({ role: 'worker' });
   // While Redis is down every client fails once per reconnection attempt: one line per 30 s instead.
   const onError = throttledErrorLog(logger, 'redis connection error');
-  // Whether the event loop has room for small CPU work (conversions, compressions) or should hand it to threads.
-  const loopLoad = new EventLoopLoad({ maxUtilization: config.TRAWL_INLINE_MAX_LOOP_PERCENT / 100 });
-  const loopBusy = () => loopLoad.busy();
   const stack = createQueueStack(config, {
-    connectionName: 'trawl-worker', crawlStaleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS, onRedisError: onError, loopBusy,
+    connectionName: 'trawl-worker', crawlStaleAfterMs: config.TRAWL_CRAWL_STALE_AFTER_MS, onRedisError: onError,
     onWebhookError: (err) => logger.warn({ err }, 'webhook could not be queued'),
   });
   const { redis, keys, dispatcher, results, credits, teams, coordinator, notify, webhooks, monitorScheduler } = stack;
@@ -101,7 +97,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   });
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
-    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { loopBusy });
+    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
   const metrics = createWorkerMetrics(registry);
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
@@ -120,7 +116,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const pageCache = config.TRAWL_CACHE_ENABLED
     ? new PageCache(cacheRedis, {
       prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
-      maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC, loopBusy,
+      maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
     })
     : undefined;
   registerClusterMetrics(registry, () => stack.clusterStats.snapshot(cacheRedis));

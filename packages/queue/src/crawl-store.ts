@@ -5,7 +5,7 @@ import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
 import { endScript, enqueueScript, kickoffDoneScript, pageDoneNextScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
-import { deflateRawBuffer, type LoopBusy } from './small-compress.js';
+import { deflateRawBuffer } from './small-compress.js';
 
 /** A crawl discovers pages from links; a batch scrape has a fixed (appendable) URL list. */
 export type CrawlKind = 'crawl' | 'batch';
@@ -157,8 +157,6 @@ export class CrawlStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    /** `loopBusy`: documents are then deflated off the event loop, whatever their size (see small-compress). */
-    private readonly opts: { loopBusy?: LoopBusy } = {},
   ) {}
 
   async create(crawl: NewCrawl): Promise<CrawlRecord> {
@@ -245,7 +243,7 @@ export class CrawlStore {
 
   /** Records a page's outcome exactly once (a re-run after a crash gets `dup`). */
   async pageDone(crawlId: string, jobId: string, outcome: PageOutcome, now = Date.now()): Promise<PageDoneResult> {
-    return pageDoneScript.run(this.redis, this.keys.crawl(crawlId), await pageDoneArgs(jobId, outcome, now, this.opts.loopBusy));
+    return pageDoneScript.run(this.redis, this.keys.crawl(crawlId), await pageDoneArgs(jobId, outcome, now));
   }
 
   /**
@@ -264,7 +262,7 @@ export class CrawlStore {
       if (await this.isInflight(crawlId, jobId)) ({ accepted, robotsBlocked } = await this.enqueue(crawlId, candidates, { now }));
       candidates = [];
     }
-    const args: (string | number | Buffer)[] = [...(await pageDoneArgs(jobId, outcome, now, this.opts.loopBusy)), opts.maxTake ?? 100];
+    const args: (string | number | Buffer)[] = [...(await pageDoneArgs(jobId, outcome, now)), opts.maxTake ?? 100];
     pushCandidates(args, candidates);
     const raw = await pageDoneNextScript.run(this.redis, this.keys.crawl(crawlId), args);
     return {
@@ -399,14 +397,14 @@ export class CrawlStore {
 }
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x (large ones off the event loop). */
-function encodeDocument(doc: Document, busy: LoopBusy | undefined): Promise<Buffer> {
-  return deflateRawBuffer(Buffer.from(JSON.stringify(doc)), { level: 3 }, busy);
+function encodeDocument(doc: Document): Promise<Buffer> {
+  return deflateRawBuffer(Buffer.from(JSON.stringify(doc)), { level: 3 });
 }
 
 /** ARGV[1..6] of PAGE_DONE (and PAGE_DONE_NEXT). */
-async function pageDoneArgs(jobId: string, outcome: PageOutcome, now: number, busy: LoopBusy | undefined): Promise<(string | number | Buffer)[]> {
+async function pageDoneArgs(jobId: string, outcome: PageOutcome, now: number): Promise<(string | number | Buffer)[]> {
   let payload: string | Buffer = '';
-  if (outcome.kind === 'doc') payload = await encodeDocument(outcome.document, busy);
+  if (outcome.kind === 'doc') payload = await encodeDocument(outcome.document);
   else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
   const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
   const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';

@@ -49,8 +49,6 @@ export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-
 export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';
 export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
-export { EventLoopLoad, type EventLoopLoadOptions } from './event-loop-load.js';
-export type { LoopBusy } from './small-compress.js';
 export { ProfileStore } from './profile-store.js';
 export { RedisProcess, freePort, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
 import { hopTimingOn, recordHop } from './hop-timing.js';
 import { defineScript } from './redis-script.js';
-import { brotli, type LoopBusy } from './small-compress.js';
+import { brotli } from './small-compress.js';
 
 const decompress = promisify(brotliDecompress);
 
@@ -82,8 +82,6 @@ export interface PageCacheOptions {
   /** Lifetime of an entry, seconds; 0: until evicted. */
   ttlSec: number;
   now?: () => number;
-  /** Whether the event loop is busy (an `EventLoopLoad`): entries are then compressed off it, whatever their size. */
-  loopBusy?: LoopBusy;
 }
 
 /** A page compressed ahead of its {@link PageCache.putEncoded} (see {@link PageCache.encode}). */
@@ -246,7 +244,7 @@ export class PageCache {
    * fetched, so the compression runs (on libuv's pool) while the page is converted, not after.
    */
   async encode(page: CachedPage): Promise<EncodedPage> {
-    return { value: await encode(page, this.opts.loopBusy), stamp: String(page.cachedAt) };
+    return { value: await encode(page), stamp: String(page.cachedAt) };
   }
 
   /** Stores a page {@link encode}d before under `key`, replacing what was there. */
@@ -294,7 +292,7 @@ export class PageCache {
   /** Stores a derived entry next to the page under `key`; bounded and evicted like pages. */
   async putDerived(key: string, optionsHash: string, entry: DerivedEntry): Promise<PutOutcome> {
     const json = Buffer.from(JSON.stringify(entry), 'utf8');
-    const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length), this.opts.loopBusy);
+    const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length));
     return this.putValue(this.derivedMember(key, optionsHash), Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
   }
 
@@ -354,7 +352,7 @@ function brotliOptions(quality: number, size: number): BrotliOptions {
 }
 
 /** Layout before compression: u32 meta length, meta JSON, u32 body length, body UTF-8, screenshot bytes. */
-async function encode(page: CachedPage, busy: LoopBusy | undefined): Promise<Buffer> {
+async function encode(page: CachedPage): Promise<Buffer> {
   const { body, screenshot, ...rest } = page;
   const meta = Buffer.from(JSON.stringify({ ...rest, ...(screenshot ? { screenshot: { ...screenshot, data: undefined } } : {}) }), 'utf8');
   const text = Buffer.from(body, 'utf8');
@@ -363,7 +361,7 @@ async function encode(page: CachedPage, busy: LoopBusy | undefined): Promise<Buf
   const mid = Buffer.alloc(4);
   mid.writeUInt32BE(text.length);
   const raw = Buffer.concat([head, meta, mid, text, screenshot?.data ?? Buffer.alloc(0)]);
-  const packed = await brotli(raw, brotliOptions(PAGE_QUALITY, raw.length), busy);
+  const packed = await brotli(raw, brotliOptions(PAGE_QUALITY, raw.length));
   return Buffer.concat([Buffer.from([MAGIC, VERSION]), packed]);
 }
 

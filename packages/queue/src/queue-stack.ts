@@ -15,7 +15,6 @@ import { MonitorScheduler, monitorCrawlEnded } from './monitor-scheduler.js';
 import { MonitorStore } from './monitor-store.js';
 import { ProfileStore } from './profile-store.js';
 import { QueueSet } from './queue-set.js';
-import type { LoopBusy } from './small-compress.js';
 import { closeRedisClient, createRedisClient, isRedisCluster, redisConnectionFromEnv } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { ResultStore } from './result-store.js';
@@ -60,8 +59,6 @@ export interface QueueStackOptions {
    * a request answers 503 instead of hanging). Default: waits forever (workers, BullMQ).
    */
   maxRetriesPerRequest?: number;
-  /** Whether the process's event loop is busy (an `EventLoopLoad`): crawl documents are then compressed off it. */
-  loopBusy?: LoopBusy;
 }
 
 /**
@@ -116,7 +113,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
   const queues = new QueueSet(redis, keys, onError ? { onError } : {});
   const admission = new Admission(redis, keys, { backlogCap: config.TRAWL_BACKLOG_CAP });
   const dispatcher = new JobDispatcher(redis, keys, admission, queues);
-  const crawls = new CrawlStore(redis, keys, opts.loopBusy ? { loopBusy: opts.loopBusy } : {});
+  const crawls = new CrawlStore(redis, keys);
   const webhooks = new WebhookSender(queues, {
     backoffMs: config.TRAWL_WEBHOOK_BACKOFF_MS, attempts: config.TRAWL_WEBHOOK_ATTEMPTS, order: new WebhookOrder(redis, keys),
   });

@@ -69,18 +69,17 @@ export const IDLE_INLINE_BACKOFF_MS = 5_000;
 /**
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
  * gets its thread terminated and replaced, so a pathological page cannot wedge a worker. Small pages
- * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline while the event loop has room. A larger
- * page that arrives while no other conversion is under way (a lone sync scrape) is converted inline
- * too, up to {@link IDLE_INLINE_MAX_CHARS}, under V8's watchdog
+ * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline. A larger page that arrives while no
+ * other conversion is under way (a lone sync scrape) is converted inline too, up to
+ * {@link IDLE_INLINE_MAX_CHARS}, under V8's watchdog
  * (`vm` timeout, {@link IDLE_INLINE_MAX_MS}): the hand-off to a thread and back (about 1 ms, more
  * than the watchdog's 0.1) would be the larger part of its wait. One that runs past the watchdog is
  * stopped there and goes to a thread, so the deadline still cuts off a pathological page; under load
- * (another conversion in flight, or a busy loop) pages go to the threads, leaving the event loop to the rest.
+ * (another conversion in flight) pages go to the threads, leaving the event loop to the rest.
  */
 export class ThreadedHtmlConverter implements HtmlConverter {
   private readonly pool: ThreadPool<HtmlThreadRequest, HtmlThreadReply>;
   private readonly inlineMaxChars: number;
-  private readonly loopBusy: (() => boolean) | undefined;
   private readonly idleInlineMaxMs: number;
   private readonly idleInlineBackoffMs: number;
   /** Conversions of larger pages under way (inline or in a thread). */
@@ -96,30 +95,25 @@ export class ThreadedHtmlConverter implements HtmlConverter {
 
   /**
    * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
-   * `loopBusy`: while it says so (an `EventLoopLoad`), every page goes to the threads, so other cores take them.
    * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts; default
    * {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
    * `idleInlineBackoffMs`: how long that path is off after the watchdog stopped a conversion; default {@link IDLE_INLINE_BACKOFF_MS}.
    */
-  constructor(threadScript: URL, size: number, opts: {
-    inlineMaxChars?: number; loopBusy?: () => boolean; idleInlineMaxMs?: number; idleInlineBackoffMs?: number;
-  } = {}) {
+  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; idleInlineMaxMs?: number; idleInlineBackoffMs?: number } = {}) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
     this.inlineMaxChars = opts.inlineMaxChars ?? INLINE_CONVERSION_MAX_CHARS;
-    this.loopBusy = opts.loopBusy;
     this.idleInlineMaxMs = opts.idleInlineMaxMs ?? IDLE_INLINE_MAX_MS;
     this.idleInlineBackoffMs = opts.idleInlineBackoffMs ?? IDLE_INLINE_BACKOFF_MS;
   }
 
   async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
-    const busy = this.loopBusy?.() ?? false;
-    if (rawHtml.length <= this.inlineMaxChars && !busy) {
+    if (rawHtml.length <= this.inlineMaxChars) {
       signal.throwIfAborted();
       return runHtmlPipeline(rawHtml, opts);
     }
     this.active++;
     try {
-      if (this.active === 1 && !busy && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
+      if (this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
         if (result) return result;
