@@ -19,6 +19,15 @@ export interface FinishRun {
 }
 
 /**
+ * A crawl's broken link (the page answered 4xx/5xx) is an error of the crawl, listed in `/errors`: not
+ * a document, nor a charge. Batch pages with such a status are documents (they were asked for).
+ */
+export function crawlHttpError(job: ScrapeJob, statusCode: number): TrawlError | undefined {
+  if (job.crawl?.kind !== 'crawl' || statusCode < 400) return undefined;
+  return new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } });
+}
+
+/**
  * The end of every terminal path of a job: charge (once), store the outcome (which wakes the waiting
  * gateway; a crawl page goes to its crawl), drop a parked document's bytes, then free the slot.
  */
@@ -44,11 +53,9 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   outcome = stored;
   const statusCode = outcome.ok ? outcome.document.metadata.statusCode : 0;
   const removal = outcome.ok && outcome.document.changeTracking?.changeStatus === 'removed';
-  if (job.crawl?.kind === 'crawl' && statusCode >= 400 && !removal) {
-    // A broken link found by a crawl is an error of the crawl, not a document (nor a charge); a
-    // tracked page that is now gone is a document saying `removed`.
-    outcome = { ok: false, error: new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } }).toData() };
-  }
+  const httpError = removal ? undefined : crawlHttpError(job, statusCode);
+  // A tracked page that is now gone is a document saying `removed`, not a broken link.
+  if (httpError) outcome = { ok: false, error: httpError.toData() };
   // Lockdown bills its miss too (1 credit), though no document results: charged with the outcome, once.
   const credits = outcome.ok
     ? outcome.document.metadata.creditsUsed ?? 0

@@ -10,7 +10,7 @@ import type { FetchStage } from '../fetch/fetch-stage.js';
 import { HttpStage } from '../fetch/http-stage.js';
 import { convertsOf, documentTransformers, transformersFor, type DocumentTransformer } from '../transformers/index.js';
 import { ended, JobSignals, type ScrapeContext, type ScrapeDeps, type ScrapeQueue } from './context.js';
-import { finishJob } from './finish.js';
+import { crawlHttpError, finishJob } from './finish.js';
 import { executeHandoff } from './handoff.js';
 import { isDeferral, type JobRun } from './job-run.js';
 import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-steps.js';
@@ -18,7 +18,7 @@ import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-ste
 /**
  * The scrape job as a pipeline of named, timed steps (`trawl_scrape_step_seconds{step}`):
  *
- *   dedupe -> admit -> cache-lookup -> host-slot -> fetch -> convert -> transform:<name>... ->
+ *   dedupe -> admit -> cache-lookup -> host-slot -> fetch -> broken-link -> convert -> transform:<name>... ->
  *   llm-tokens -> cache-store -> finish (or handoff)
  *
  * The fetch stage is the engine of the queue the job is on (HttpStage, BrowserStage, DocumentsStage);
@@ -150,6 +150,17 @@ export class ScrapePipeline {
           } : { statusCode: 0, latencyMs: this.now() - started });
           if (outcome.kind === 'handoff') ctx.handoff = outcome.handoff;
           else ctx.source = outcome.source;
+        },
+      },
+      {
+        // A crawl's broken link ends here: finish would drop its document, so nothing is converted,
+        // sent to an LLM format or cached for it. A page under change tracking goes on: its transformer
+        // tells a page that is gone (a `removed` document) from a broken link.
+        name: 'broken-link',
+        when: (ctx) => ctx.source !== undefined && !ctx.request.formats.some((f) => f.type === 'changeTracking'),
+        run: (ctx) => {
+          const error = crawlHttpError(ctx.job, ctx.source!.page.statusCode);
+          if (error) throw error;
         },
       },
       {
