@@ -6,6 +6,8 @@
 // served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--hops 1]
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
+// BENCH_NO_LOCAL_RESULTS=1: the embedded row's outcomes reach the gateway through the results channel
+// instead of in-process (bench-cluster.mjs), for that change's A/B.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';

@@ -172,12 +172,9 @@ export class JobDispatcher {
     }
   }
 
-  private async add(spec: DispatchSpec, admission: AdmissionFacts): Promise<void> {
+  private add(spec: DispatchSpec, admission: AdmissionFacts): Promise<void> {
     // jobId makes the add idempotent: adding a job BullMQ already holds is a no-op.
-    await this.queues.get(spec.queue).add(spec.name, { ...spec.data, admission }, {
-      jobId: spec.jobId,
-      priority: bullPriority(spec.priorityClass),
-    });
+    return this.requeue(spec, { ...spec.data, admission });
   }
 
   /**

@@ -7,7 +7,7 @@ import { brotliCompress, brotliCompressSync, deflateRaw, deflateRawSync, type Br
  * work there (a crawl sends three compressions a page); larger inputs still go to the pool, off the
  * event loop.
  */
-export const INLINE_COMPRESS_MAX_BYTES = 16 * 1024;
+const INLINE_COMPRESS_MAX_BYTES = 16 * 1024;
 
 const brotliAsync = promisify(brotliCompress);
 const deflateRawAsync = promisify(deflateRaw);

@@ -157,7 +157,7 @@ export class ScrapePipeline {
         // sent to an LLM format or cached for it. A page under change tracking goes on: its transformer
         // tells a page that is gone (a `removed` document) from a broken link.
         name: 'broken-link',
-        when: (ctx) => ctx.source !== undefined && !ctx.request.formats.some((f) => f.type === 'changeTracking'),
+        when: (ctx) => ctx.job.crawl?.kind === 'crawl' && ctx.source !== undefined && !ctx.request.formats.some((f) => f.type === 'changeTracking'),
         run: (ctx) => {
           const error = crawlHttpError(ctx.job, ctx.source!.page.statusCode);
           if (error) throw error;
