@@ -310,3 +310,16 @@ export const endScript = defineScript({
   },
 });
 
+
+/**
+ * PAGE_STATE: whether job ARGV[1] is in flight, and the crawl's status: {0|1, status or false}. A
+ * script (one command) rather than a pipeline of ZSCORE and HGET: it runs at every page's start.
+ */
+export const pageStateScript = defineScript({
+  name: 'trawlCrawlPageState', numberOfKeys: CRAWL_KEYS,
+  lua: "return {redis.call('ZSCORE', KEYS[5], ARGV[1]) and 1 or 0, redis.call('HGET', KEYS[1], 'status')}",
+  decode: (reply) => {
+    const [inflight, status] = reply as [number, string | null];
+    return { inflight: Number(inflight) === 1, status: status ?? null };
+  },
+});

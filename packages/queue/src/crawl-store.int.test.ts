@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { documentSchema, scrapeOptionsSchema, type Document } from '@trawl/api-schema';
-import { redisPerFile } from '@trawl/testing';
+import { redisPerFile, waitFor } from '@trawl/testing';
 import { CrawlStore, type NewCrawl } from './crawl-store.js';
 import { RedisKeys } from './redis-keys.js';
 
@@ -155,6 +155,50 @@ describe('CrawlStore', () => {
     expect((await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: page, creditsUsed: 1 })).result).toBe('ignored');
     expect(await store.claimOnce(c.id, 'ended')).toBe(true);
     expect(await store.claimOnce(c.id, 'ended')).toBe(false);
+  });
+
+  it('pageState tells a page in flight from one that is not, with the crawl status, in one call', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 10 }));
+    await store.enqueue(c.id, [cand(1), cand(2)]);
+    const { pages } = await store.pump(c.id, { maxTake: 1 });
+    expect(await store.pageState(c.id, pages[0]!.jobId)).toEqual({ inflight: true, status: 'scraping' });
+    expect(await store.pageState(c.id, 'not-a-page')).toEqual({ inflight: false, status: 'scraping' });
+    await store.end(c.id, 'cancelled');
+    expect(await store.pageState(c.id, pages[0]!.jobId)).toEqual({ inflight: true, status: 'cancelled' });
+    expect(await store.pageState(randomUUID(), 'x')).toEqual({ inflight: false, status: null });
+  });
+
+  it('announces documents at once, then at most once per window with one trailing event, per crawl', async () => {
+    const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
+    const windowMs = 400;
+    const store = new CrawlStore(db.redis, keys, { documentEventMs: windowMs });
+    const sub = db.redis.duplicate();
+    const events: { crawlId: string }[] = [];
+    try {
+      await sub.subscribe(keys.crawlEvents());
+      sub.on('message', (_channel: string, message: string) => events.push({ crawlId: (JSON.parse(message) as { crawlId: string }).crawlId }));
+      const start = Date.now();
+      // A burst of pages of crawl a (within the window), and one page of crawl b.
+      for (let i = 0; i < 20; i++) await store.announceDocument('a');
+      await store.announceDocument('b');
+      const burstMs = Date.now() - start;
+      await waitFor(() => events.filter((e) => e.crawlId === 'a').length >= 2, { what: 'the trailing event of crawl a' });
+      // The first at once; the rest of the burst as one trailing event, a window after the first.
+      if (burstMs < windowMs) {
+        await new Promise((r) => setTimeout(r, windowMs));
+        expect(events.filter((e) => e.crawlId === 'a')).toHaveLength(2);
+      }
+      expect(events.filter((e) => e.crawlId === 'b')).toHaveLength(1);
+      // Once the window has passed with nothing scheduled, the next document is announced at once.
+      await new Promise((r) => setTimeout(r, windowMs));
+      const before = events.length;
+      await store.announceDocument('a');
+      await waitFor(() => events.length > before, { what: 'the next event of crawl a' });
+      expect(events.at(-1)!.crawlId).toBe('a');
+    } finally {
+      sub.disconnect();
+    }
   });
 
   it('an idempotency key is taken once, and given back only by the request that took it', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { CrawlRequest, Document, ScrapeOptions } from '@trawl/api-schema';
-import { endScript, enqueueScript, kickoffDoneScript, pageDoneNextScript, pageDoneScript, pumpScript } from './crawl-scripts.js';
+import { endScript, enqueueScript, kickoffDoneScript, pageDoneNextScript, pageDoneScript, pageStateScript, pumpScript } from './crawl-scripts.js';
 import type { RedisKeys } from './redis-keys.js';
 import { releaseLockScript } from './redis-script.js';
 import { deflateRawBuffer } from './small-compress.js';
@@ -143,6 +143,11 @@ export interface CrawlEvent {
   type: 'document' | 'done';
 }
 
+/** Default window of {@link CrawlStore.announceDocument}, ms. */
+const DOCUMENT_EVENT_MS = 50;
+/** Crawls whose last `document` event is remembered before stale entries are dropped. */
+const DOCUMENT_EVENT_CRAWLS = 1_000;
+
 /** Candidates per enqueue script call. */
 const ENQUEUE_CHUNK = 1_000;
 
@@ -154,10 +159,18 @@ const NUMERIC = ['createdAt', 'completedAt', 'total', 'completed', 'failed', 'cr
  * deflated (a 10,000-page crawl must fit in Redis memory).
  */
 export class CrawlStore {
+  /** Per crawl: when its last `document` event went out, and whether a trailing one is scheduled. */
+  private readonly documentEvents = new Map<string, { at: number; trailing: boolean }>();
+  private readonly documentEventMs: number;
+
+  /** `documentEventMs`: at most one `document` event per crawl per this many ms (see {@link announceDocument}); default 50. */
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+    opts: { documentEventMs?: number } = {},
+  ) {
+    this.documentEventMs = opts.documentEventMs ?? DOCUMENT_EVENT_MS;
+  }
 
   async create(crawl: NewCrawl): Promise<CrawlRecord> {
     const createdAt = crawl.createdAt ?? Date.now();
@@ -313,11 +326,8 @@ export class CrawlStore {
 
   /** Whether the page is in flight, and the crawl's status: one round trip (a page's start). */
   async pageState(crawlId: string, jobId: string): Promise<{ inflight: boolean; status: CrawlStatus | null }> {
-    const k = this.keys.crawl(crawlId);
-    const replies = await this.redis.pipeline().zscore(k[4]!, jobId).hget(k[0]!, 'status').exec();
-    const [[zerr, score], [herr, status]] = replies as [[Error | null, unknown], [Error | null, unknown]];
-    if (zerr ?? herr) throw zerr ?? herr;
-    return { inflight: score !== null, status: (status as CrawlStatus | null) ?? null };
+    const { inflight, status } = await pageStateScript.run(this.redis, this.keys.crawl(crawlId), [jobId]);
+    return { inflight, status: status as CrawlStatus | null };
   }
 
   async isInflight(crawlId: string, jobId: string): Promise<boolean> {
@@ -377,6 +387,36 @@ export class CrawlStore {
   /** Announces progress to gateways streaming this crawl (WebSocket). */
   async publish(event: CrawlEvent): Promise<void> {
     await this.redis.publish(this.keys.crawlEvents(), JSON.stringify(event));
+  }
+
+  /**
+   * Announces that the crawl stored a document: at once when this process sent none for it in the
+   * last `documentEventMs`, else once at the end of that window (a trailing event). A stream reads
+   * every document stored so far on any event, so one event stands for all the pages of its window;
+   * a crawl of hundreds of pages a second sends some 20 events a second instead of one per page.
+   * The crawl's `done` event is sent as before (and drains whatever is stored).
+   */
+  async announceDocument(crawlId: string): Promise<void> {
+    const now = Date.now();
+    const last = this.documentEvents.get(crawlId);
+    if (last === undefined || now - last.at >= this.documentEventMs) {
+      if (last === undefined && this.documentEvents.size >= DOCUMENT_EVENT_CRAWLS) this.forgetDocumentEvents(now);
+      this.documentEvents.set(crawlId, { at: now, trailing: false });
+      await this.publish({ crawlId, type: 'document' });
+      return;
+    }
+    if (last.trailing) return;
+    last.trailing = true;
+    const timer = setTimeout(() => {
+      this.documentEvents.set(crawlId, { at: Date.now(), trailing: false });
+      this.publish({ crawlId, type: 'document' }).catch(() => undefined); // the next event (or `done`) makes up for it
+    }, this.documentEventMs - (now - last.at));
+    timer.unref();
+  }
+
+  /** Drops the entries of crawls with no recent event and nothing scheduled (bounded memory). */
+  private forgetDocumentEvents(now: number): void {
+    for (const [id, e] of this.documentEvents) if (!e.trailing && now - e.at >= this.documentEventMs) this.documentEvents.delete(id);
   }
 
   /**

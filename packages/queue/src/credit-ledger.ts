@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
 import type { RedisKeys } from './redis-keys.js';
 import { sumByPeriod, utcDay, type UsagePeriod } from './daily-usage.js';
+import { defineScript } from './redis-script.js';
 
 /** What a finished scrape used, as far as billing is concerned. */
 export interface ScrapeUsage {
@@ -45,6 +46,33 @@ export function remainingCredits(team: { credits: number | null; creditsUsed: nu
 }
 
 /**
+ * INSUFFICIENT_CREDITS (402) when a team whose hash holds `credits` (unset or empty: unlimited) and
+ * `creditsUsed` cannot pay `amount`; undefined when it can. The one rule of {@link CreditLedger.ensureAvailable}
+ * and of readers that fetch the team's fields together with others (a crawl page's start).
+ */
+export function creditShortfall(credits: string | null | undefined, used: string | null | undefined, amount: number): TrawlError | undefined {
+  if (credits === null || credits === undefined || credits === '') return undefined;
+  const remaining = Number(credits) - Number(used ?? 0);
+  if (remaining >= amount) return undefined;
+  return new TrawlError('INSUFFICIENT_CREDITS', 'Payment required to access this resource.', {
+    details: { remainingCredits: Math.max(0, remaining), required: amount },
+  });
+}
+
+/**
+ * CHARGE: adds ARGV[1] to the team hash's `creditsUsed` (KEYS[1]) and to today's field ARGV[2] of
+ * the daily counters (KEYS[2]); both keys share the team's hash tag. Returns the new total spent.
+ * One script call instead of MULTI/EXEC (four commands sent, and ioredis builds a pipeline object
+ * for each): it runs for every page a crawl records.
+ */
+const chargeScript = defineScript({
+  name: 'trawlChargeCredits',
+  numberOfKeys: 2,
+  lua: "local total = redis.call('HINCRBY', KEYS[1], 'creditsUsed', ARGV[1])\nredis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[1])\nreturn total",
+  decode: (reply) => Number(reply),
+});
+
+/**
  * Checks and charges team credits in Redis: the running total in the team hash (`creditsUsed`) and
  * one counter per UTC day, from which any billing period's use is summed (periods start at 00:00
  * UTC, so days never straddle two), as {@link TokenLedger} does for LLM tokens. Read by
@@ -67,13 +95,8 @@ export class CreditLedger {
    */
   async ensureAvailable(teamId: string, amount: number): Promise<void> {
     const [credits, used] = await this.redis.hmget(this.keys.team(teamId), 'credits', 'creditsUsed');
-    if (credits === null || credits === undefined || credits === '') return;
-    const remaining = Number(credits) - Number(used ?? 0);
-    if (remaining < amount) {
-      throw new TrawlError('INSUFFICIENT_CREDITS', 'Payment required to access this resource.', {
-        details: { remainingCredits: Math.max(0, remaining), required: amount },
-      });
-    }
+    const short = creditShortfall(credits, used, amount);
+    if (short) throw short;
   }
 
   /**
@@ -82,13 +105,7 @@ export class CreditLedger {
    */
   async charge(teamId: string, amount: number): Promise<number> {
     if (amount <= 0) return Number((await this.redis.hget(this.keys.team(teamId), 'creditsUsed')) ?? 0);
-    const replies = await this.redis.multi()
-      .hincrby(this.keys.team(teamId), 'creditsUsed', amount)
-      .hincrby(this.keys.teamCreditsDaily(teamId), utcDay(this.now()), amount)
-      .exec();
-    const [err, total] = replies?.[0] ?? [new Error('credit charge: transaction aborted'), 0];
-    if (err) throw err;
-    return Number(total);
+    return chargeScript.run(this.redis, [this.keys.team(teamId), this.keys.teamCreditsDaily(teamId)], [amount, utcDay(this.now())]);
   }
 
   /** Credits used in each period (same order), summed from the daily counters. */

@@ -4,7 +4,7 @@ export { JobCancellations, CancellationWatcher, cancelledError, type Cancellatio
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';
 export { TokenLedger, type UsagePeriod, type DailyTokens } from './token-ledger.js';
-export { CreditLedger, scrapeCredits, remainingCredits, withFormatCredits, type ScrapeUsage } from './credit-ledger.js';
+export { CreditLedger, creditShortfall, scrapeCredits, remainingCredits, withFormatCredits, type ScrapeUsage } from './credit-ledger.js';
 export {
   Admission,
   type AdmissionOptions,

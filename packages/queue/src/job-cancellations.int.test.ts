@@ -67,4 +67,17 @@ describe('job cancellations', () => {
     expect(await cancellations.anyCancelled([other])).toBe(false);
     expect(await cancellations.anyCancelled([other, early])).toBe(true);
   });
+
+  it('a watch without the mark read (a crawl page) starts unaborted and still hears a later cancellation', async () => {
+    const { cancellations, watcher } = await setup();
+    const crawl = randomUUID();
+    await cancellations.cancel(crawl);
+    // The page learns of the earlier cancellation from its crawl's status instead.
+    const watch = await watcher.watch([randomUUID(), crawl], { readMarks: false });
+    expect(watch.signal.aborted).toBe(false);
+    const fired = once(watch.signal, 'abort');
+    await cancellations.cancel(crawl);
+    await fired;
+    watch.dispose();
+  });
 });

@@ -74,8 +74,12 @@ export class CancellationWatcher {
     await this.subscriber.subscribe(this.keys.cancellationsChannel());
   }
 
-  /** Watches `ids` (the job's id, its crawl's id); the signal is already aborted when one was cancelled earlier. */
-  async watch(ids: readonly string[]): Promise<CancellationWatch> {
+  /**
+   * Watches `ids` (the job's id, its crawl's id); the signal is already aborted when one was cancelled
+   * earlier. `readMarks: false` skips that read (one EXISTS per id): for a caller that learns of an
+   * earlier cancellation otherwise (a crawl page reads its crawl's status after registering here).
+   */
+  async watch(ids: readonly string[], opts: { readMarks?: boolean } = {}): Promise<CancellationWatch> {
     const controller = new AbortController();
     for (const id of ids) {
       let set = this.watching.get(id);
@@ -90,7 +94,7 @@ export class CancellationWatcher {
       }
     };
     // Registered before the read: a cancellation published in between is heard.
-    if (await this.cancellations.anyCancelled(ids)) controller.abort(cancelledError());
+    if (opts.readMarks !== false && await this.cancellations.anyCancelled(ids)) controller.abort(cancelledError());
     return { signal: controller.signal, dispose };
   }
 

@@ -190,6 +190,15 @@ export class TeamStore {
   }
 
   /**
+   * What a job's start checks of its team, in one read: whether it is disabled, and its credit
+   * fields (`credits` empty or absent: unlimited; see `creditShortfall`).
+   */
+  async gateState(teamId: string): Promise<{ disabled: boolean; credits: string | null; creditsUsed: string | null }> {
+    const [disabled, credits, creditsUsed] = await this.redis.hmget(this.keys.team(teamId), 'disabled', 'credits', 'creditsUsed');
+    return { disabled: disabled === '1', credits: credits ?? null, creditsUsed: creditsUsed ?? null };
+  }
+
+  /**
    * Deletes a key given in plain form or by its `keyId` (what listings show); false when no key
    * matched. The plain form is tried first; a keyId is looked up in `teamId`'s keys, or in every
    * team's when no team is given (an admin operation: a scan of the teams is fine).

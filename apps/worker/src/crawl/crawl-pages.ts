@@ -156,7 +156,7 @@ export class CrawlPages {
     if (done.result === 'duplicate-url') log.debug('page redirected to a page already crawled, dropped');
     const announce = async (): Promise<void> => {
       if (done.result !== 'ok' || !result.ok) return;
-      await store.publish({ crawlId: crawl.id, type: 'document' });
+      await store.announceDocument(crawl.id);
       await this.deps.notify(ctx.record, 'page', { document: result.document });
     };
     if (outOfCredits) {

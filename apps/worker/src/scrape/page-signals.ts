@@ -59,7 +59,7 @@ export function isSuccessStatus(statusCode: number): boolean {
 /** Empty mount points of client-rendered apps (React, Vue, Next, Nuxt, Angular, Svelte...). */
 const EMPTY_MOUNT = /<(?:div|main|section|app-root)\b[^>]*\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|main-app|application)["']?[^>]*>\s*<\/(?:div|main|section|app-root)>|<app-root[^>]*>\s*<\/app-root>/i;
 const NOSCRIPT_JS = /<noscript[^>]*>[\s\S]{0,600}?(?:enable|need|requires?|turn on)[\s\S]{0,60}?javascript/i;
-const SCRIPT_TAG = /<script\b/gi;
+const SCRIPT_TAG = /<script\b/i;
 
 /** Visible words of a markdown text: links and images reduced to their text, syntax dropped. */
 function visibleText(markdown: string): string {
@@ -77,9 +77,10 @@ function visibleText(markdown: string): string {
  * "enable JavaScript" notice, or next to no text at all.
  */
 export function isJavascriptShell(html: string, markdown: string): boolean {
+  // The script test first: it stops at the first script tag (or scans the page once), while the
+  // visible text is four passes over the markdown, each making a copy.
+  if (!SCRIPT_TAG.test(html)) return false;
   const text = visibleText(markdown);
   if (text.length >= 250) return false;
-  const scripts = html.match(SCRIPT_TAG)?.length ?? 0;
-  if (scripts === 0) return false;
   return EMPTY_MOUNT.test(html) || NOSCRIPT_JS.test(html) || text.length < 40;
 }

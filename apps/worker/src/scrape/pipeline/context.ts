@@ -49,7 +49,7 @@ export interface ScrapeDeps {
   dispatcher: JobDispatcher;
   credits: CreditLedger;
   /** Whether a job's team was disabled while the job waited: such jobs do not start. */
-  teams: Pick<TeamStore, 'isDisabled'>;
+  teams: Pick<TeamStore, 'isDisabled' | 'gateState'>;
   metrics: WorkerMetrics;
   logger: Logger;
   maxResponseBytes: number;

@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
 import { addUsage, NO_USAGE } from '@trawl/llm';
-import { JOB_CATALOG, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
+import { JOB_CATALOG, creditShortfall, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
 import { buildDocument, convertPage } from '../../convert/build-document.js';
 import { parseRetryAfter } from '../../webhook/classify-webhook-response.js';
 import { BrowserStage } from '../fetch/browser-stage.js';
@@ -55,16 +55,27 @@ export class ScrapePipeline {
     };
     // The reads a job starts with go out together (one round trip): the team's state and a crawl
     // page's credit check for the admit step, the cancellation watch, and the dedupe read.
-    ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
-    ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
     if (job.crawl) {
       // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
-      // page and its formats (the LLM formats add theirs).
+      // page and its formats (the LLM formats add theirs). One read of the team hash serves both checks.
       const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(request)), { lockdown: request.lockdown });
-      ctx.creditCheck = this.deps.credits.ensureAvailable(job.teamId, cost);
+      const gate = this.deps.teams.gateState(job.teamId);
+      ctx.teamDisabled = gate.then((g) => g.disabled);
+      ctx.creditCheck = gate.then((g) => {
+        const short = creditShortfall(g.credits, g.creditsUsed, cost);
+        if (short) throw short;
+      });
       ctx.creditCheck.catch(() => undefined); // awaited by the admit step
+    } else {
+      ctx.teamDisabled = this.deps.teams.isDisabled(job.teamId);
     }
-    const watching = this.deps.cancellations.watch(job.crawl ? [job.jobId, job.crawl.id] : [job.jobId]);
+    ctx.teamDisabled.catch(() => undefined); // awaited (and its failure reported) by the admit step
+    // A crawl page reads no cancellation marks: its crawl's status, read by the dedupe step after
+    // the watch is registered, tells a crawl cancelled before that read (the status changes before
+    // the mark is set), and a later cancellation is heard; a page is never cancelled on its own.
+    const watching = job.crawl
+      ? this.deps.cancellations.watch([job.jobId, job.crawl.id], { readMarks: false })
+      : this.deps.cancellations.watch([job.jobId]);
     try {
       // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
       await timed('dedupe', timer, () => this.dedupe(ctx));
