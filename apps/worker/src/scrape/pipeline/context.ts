@@ -87,6 +87,9 @@ export interface ScrapeDeps {
  * not start the stage at all.
  */
 export class JobSignals {
+  /** The last signal made, and the deadline it fires at: steps of one deadline share it. */
+  private last: { deadline: number; signal: AbortSignal } | undefined;
+
   constructor(
     private readonly deadline: () => number,
     private readonly cancelled: AbortSignal | undefined,
@@ -94,12 +97,20 @@ export class JobSignals {
     private readonly now: () => number,
   ) {}
 
-  /** @throws TrawlError JOB_CANCELLED (or the cancellation's code), SCRAPE_TIMEOUT */
+  /**
+   * The signal of the next step. Steps under the same deadline get the same signal (its timer was
+   * set for that deadline): a page's steps make one timer and one combined signal, not one each.
+   * @throws TrawlError JOB_CANCELLED (or the cancellation's code), SCRAPE_TIMEOUT
+   */
   next(): { signal: AbortSignal; remaining: number } {
     if (this.cancelled?.aborted) throw TrawlError.from(this.cancelled.reason);
-    const remaining = this.deadline() - this.now();
+    const deadline = this.deadline();
+    const remaining = deadline - this.now();
     if (remaining <= 0) throw new TrawlError('SCRAPE_TIMEOUT', 'The scrape could not start before its timeout');
-    return { signal: AbortSignal.any([AbortSignal.timeout(remaining), this.shutdown, ...(this.cancelled ? [this.cancelled] : [])]), remaining };
+    if (this.last?.deadline === deadline && !this.last.signal.aborted) return { signal: this.last.signal, remaining };
+    const signal = AbortSignal.any([AbortSignal.timeout(remaining), this.shutdown, ...(this.cancelled ? [this.cancelled] : [])]);
+    this.last = { deadline, signal };
+    return { signal, remaining };
   }
 }
 
