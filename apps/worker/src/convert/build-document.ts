@@ -3,7 +3,7 @@ import { TrawlError, redactUrl, type Document, type DocumentMetadata, type Scrap
 import type { HtmlPipelineFormats, HtmlPipelineResult } from '@trawl/html';
 import type { CachedDocumentFacts } from '@trawl/queue';
 import type { FetchResult } from '@trawl/scrape-engine';
-import type { HtmlConverter } from './html-converter.js';
+import type { ConversionPriority, HtmlConverter } from './html-converter.js';
 import type { PageSource } from './page-source.js';
 
 function escapeHtml(s: string): string {
@@ -29,7 +29,7 @@ export function textFormats(f: HtmlPipelineFormats, page: FetchResult): Partial<
  */
 export function convertPage(
   converter: HtmlConverter, request: ScrapeRequest, page: FetchResult, signal: AbortSignal,
-  formats: HtmlPipelineFormats, opts: { onlyMainContent?: boolean } = {},
+  formats: HtmlPipelineFormats, opts: { onlyMainContent?: boolean; priority?: ConversionPriority } = {},
 ): Promise<Partial<HtmlPipelineResult>> {
   switch (page.kind) {
     case 'html':
@@ -41,7 +41,7 @@ export function convertPage(
         ...(request.includeTags ? { includeTags: request.includeTags } : {}),
         ...(request.excludeTags ? { excludeTags: request.excludeTags } : {}),
         removeBase64Images: request.removeBase64Images,
-      }, signal);
+      }, signal, opts.priority);
     }
     case 'text':
     case 'json':

@@ -64,6 +64,12 @@ describe('threaded HTML conversion', () => {
     expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
   });
 
+  it('a crawl page (throughput) goes to the thread even when nothing else converts', async () => {
+    const c = converter({ idleInlineMaxMs: 60_000 });
+    const hops = await hopsOf(() => c.convert(PAGE, OPTS, new AbortController().signal, 'throughput'));
+    expect(hops.filter((h) => h !== 'worker:html-pipeline')).toEqual(['worker:html-thread-handoff']);
+  });
+
   it('one that outruns the watchdog is stopped and converted in a thread; a page arriving meanwhile, or after (backoff), goes to a thread too', async () => {
     // 1 ms: far less than converting this page takes anywhere. A backoff no test outlives.
     const c = converter({ idleInlineMaxMs: 1, idleInlineBackoffMs: 3_600_000 });

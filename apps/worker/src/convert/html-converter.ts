@@ -4,8 +4,15 @@ import { recordHop, hopTimingOn } from '@trawl/queue';
 import { ThreadPool } from './thread-pool.js';
 
 /** Runs the HTML pipeline for a job; the threaded form keeps CPU work off the event loop. */
+/**
+ * What a conversion is for: `latency` (someone waits for this page: a sync scrape, a map) or
+ * `throughput` (one page of many: a crawl or batch page, whose caller waits for all of them).
+ */
+export type ConversionPriority = 'latency' | 'throughput';
+
 export interface HtmlConverter {
-  convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult>;
+  /** `priority` defaults to `latency`. */
+  convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority?: ConversionPriority): Promise<HtmlPipelineResult>;
   close(): Promise<void>;
 }
 
@@ -70,7 +77,7 @@ export const IDLE_INLINE_BACKOFF_MS = 5_000;
  * A fixed pool of threads running the HTML pipeline. A conversion that outlives its job's deadline
  * gets its thread terminated and replaced, so a pathological page cannot wedge a worker. Small pages
  * ({@link INLINE_CONVERSION_MAX_CHARS}) are converted inline. A larger page that arrives while no
- * other conversion is under way (a lone sync scrape) is converted inline too, up to
+ * other conversion is under way (a lone sync scrape; not a crawl's page) is converted inline too, up to
  * {@link IDLE_INLINE_MAX_CHARS}, under V8's watchdog
  * (`vm` timeout, {@link IDLE_INLINE_MAX_MS}): the hand-off to a thread and back (about 1 ms, more
  * than the watchdog's 0.1) would be the larger part of its wait. One that runs past the watchdog is
@@ -106,14 +113,17 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     this.idleInlineBackoffMs = opts.idleInlineBackoffMs ?? IDLE_INLINE_BACKOFF_MS;
   }
 
-  async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
+  async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority: ConversionPriority = 'latency'): Promise<HtmlPipelineResult> {
     if (rawHtml.length <= this.inlineMaxChars) {
       signal.throwIfAborted();
       return runHtmlPipeline(rawHtml, opts);
     }
     this.active++;
     try {
-      if (this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
+      // Only a page someone waits for: a crawl's pages arrive one after another, so one is often the
+      // only conversion under way while the event loop is busy with the crawl's other pages (inline,
+      // its Jena crawl ran at about 0.8x the pages/s of the same crawl with its pages on the thread).
+      if (priority === 'latency' && this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
         if (result) return result;

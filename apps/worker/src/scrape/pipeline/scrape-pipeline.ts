@@ -184,7 +184,7 @@ export class ScrapePipeline {
           d.cache.prepare(ctx.request, source);
           const converted = source.converted ?? await convertPage(d.converter, ctx.request, source.page, signal,
             ctx.wantsLinks ? { ...formats, links: true } : formats,
-            source.onlyMainContent !== undefined ? { onlyMainContent: source.onlyMainContent } : {});
+            { ...(source.onlyMainContent !== undefined ? { onlyMainContent: source.onlyMainContent } : {}), priority: ctx.job.mode === 'sync' ? 'latency' : 'throughput' });
           const handoff = this.stage.review?.(ctx, source, converted);
           if (handoff) {
             ctx.handoff = handoff;
