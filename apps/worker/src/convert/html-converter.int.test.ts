@@ -64,10 +64,20 @@ describe('threaded HTML conversion', () => {
     expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
   });
 
-  it('a crawl page (throughput) goes to the thread even when nothing else converts', async () => {
+  it('a crawl page (throughput) goes to the thread even when nothing else converts, a small one too (more than one core)', async () => {
     const c = converter({ idleInlineMaxMs: 60_000 });
     const hops = await hopsOf(() => c.convert(PAGE, OPTS, new AbortController().signal, 'throughput'));
     expect(hops.filter((h) => h !== 'worker:html-pipeline')).toEqual(['worker:html-thread-handoff']);
+    // With the size threshold of a real worker: the small page someone waits for is converted inline
+    // (no conversion hop), the same page of a crawl in the thread; on one core both inline.
+    const sized = new ThreadedHtmlConverter(THREAD, 1, { throughputInline: false });
+    const single = new ThreadedHtmlConverter(THREAD, 1, { throughputInline: true });
+    converters.push(sized, single);
+    expect(PAGE.length).toBeLessThan(16 * 1024);
+    expect(await hopsOf(() => sized.convert(PAGE, OPTS, new AbortController().signal))).toEqual([]);
+    const crawled = await hopsOf(() => sized.convert(PAGE, OPTS, new AbortController().signal, 'throughput'));
+    expect(crawled.filter((h) => h !== 'worker:html-pipeline')).toEqual(['worker:html-thread-handoff']);
+    expect(await hopsOf(() => single.convert(PAGE, OPTS, new AbortController().signal, 'throughput'))).toEqual([]);
   });
 
   it('one that outruns the watchdog is stopped and converted in a thread; a page arriving meanwhile, or after (backoff), goes to a thread too', async () => {
