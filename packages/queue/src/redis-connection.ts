@@ -77,7 +77,45 @@ export function createRedisClient(opts: RedisConnectionOptions): Redis {
   const client = newClient(opts, base);
   // An `error` listener also keeps ioredis from printing every reconnection failure to stderr.
   client.on('error', (err: Error) => opts.onError?.(err));
+  coalesceWrites(client);
   return client;
+}
+
+/** The socket of an ioredis connection (set when it connects; a new one on each reconnection). */
+type WritableSocket = { cork(): void; uncork(): void; write: (...args: unknown[]) => boolean; trawlCoalesced?: true };
+
+/**
+ * Sends the commands a connection gets within one turn of the event loop in one socket write: ioredis
+ * writes each command as it is issued, and the commands of a page (its start's reads, an admission's
+ * two calls, ...) are issued together. The socket is corked at a turn's first write and uncorked at
+ * the turn's end (`setImmediate`, which also keeps the poll phase from blocking meanwhile): one
+ * system call per turn instead of one per command, and fewer reads for Redis. On the crawl bench's
+ * loopback this made a page cost the event loop some 10% less and Redis about a third less CPU.
+ * Order and replies are unchanged (the commands are written in order, as one stream). Every
+ * connection of a Cluster gets the same.
+ */
+function coalesceWrites(client: Redis): void {
+  const patch = (connection: Redis) => connection.on('connect', () => {
+    const socket = (connection as unknown as { stream?: WritableSocket }).stream;
+    if (!socket || socket.trawlCoalesced) return;
+    socket.trawlCoalesced = true;
+    const write = socket.write;
+    let corked = false;
+    const flush = () => {
+      corked = false;
+      socket.uncork();
+    };
+    socket.write = function coalescedWrite(this: WritableSocket, ...args: unknown[]): boolean {
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(flush);
+      }
+      return write.apply(this, args);
+    };
+  });
+  if (isRedisCluster(client)) (client as unknown as Cluster).on('+node', (node: Redis) => patch(node));
+  else patch(client);
 }
 
 /**
