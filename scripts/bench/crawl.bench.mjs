@@ -27,6 +27,10 @@
 //   --mode hops      one crawl with the cluster in this process (worker roles as above): where a page's
 //                    time goes, hop by hop (the `trawl:hop` diagnostics channel); --site jena as above.
 //                    A TRAWL_* variable in the bench's environment reaches the cluster (compare and hops modes).
+//   --mode cpu       the cluster in this process, as the compare mode runs it: --rounds crawls (default 4
+//                    here) of the generated site (--site jena: the mirror) after the warm-up, each with
+//                    its pages/s, this process's CPU per page (every thread: API, worker, conversion
+//                    thread, the site) and Redis's (INFO cpu). Page webhooks off. For same-window A/B runs.
 //   --mode memory    one crawl of --pages pages (default 10000 here): the worker's RSS sampled every
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected). The worker runs
@@ -55,7 +59,7 @@ const MODE = argText('mode', 'compare');
 const PAGES = arg('pages', MODE === 'memory' ? 10_000 : 2000);
 const CONCURRENCY = arg('concurrency', 8);
 const TIMEOUT_MS = arg('timeout-s', 240) * 1000;
-const ROUNDS = arg('rounds', 3);
+const ROUNDS = arg('rounds', MODE === 'cpu' ? 4 : 3);
 const SLOW_MS = 20_000;
 /** How often a Trawl crawl's status is polled (the 4.x SDK's `crawl()` waits at least 1 s between polls). */
 const STATUS_POLL_MS = 1000;
@@ -375,7 +379,7 @@ async function startCluster() {
   const team = await api.teams.resolveKey(env.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: CONCURRENCY, ratePerMinute: 1_000_000 });
   return {
-    url: api.url, key: env.TRAWL_BOOTSTRAP_API_KEY,
+    url: api.url, key: env.TRAWL_BOOTSTRAP_API_KEY, redisUrl: redis.url,
     async close() {
       await api.close({ graceMs: 1000 });
       await worker.close({ graceMs: 1000 });
@@ -587,6 +591,62 @@ if (MODE === 'hops') {
   await runHops();
   process.exit(0);
 }
+if (MODE === 'cpu') {
+  await runCpu();
+  process.exit(0);
+}
+
+/**
+ * --mode cpu: Trawl's pages/s and CPU per page, crawl after crawl, with the cluster in this process (see
+ * the header). A round's CPU is this process's (process.cpuUsage: every thread) and redis-server's
+ * (INFO cpu) over the crawl, divided by its documents.
+ */
+async function runCpu() {
+  const { onJena, site, seed, warm, cluster, hooks, close } = await inProcessTrawl();
+  const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
+  const redis = new Redis(cluster.redisUrl);
+  const redisCpuMs = async () => {
+    const info = await redis.info('cpu');
+    const num = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return (num('used_cpu_user') + num('used_cpu_sys')) * 1000;
+  };
+  const crawl = (url, s) => measure('trawl', (seedUrl, c) => trawlCrawl(seedUrl, { ...c, pageHooks: false }), handle(url, s), { cluster, hooks });
+  try {
+    await crawl(warm.url('/'), warm);
+    if (onJena) await crawl(seed, site);
+    console.log(`\n## Trawl in one process, ${onJena ? 'jena' : `generated site (${PAGES} pages)`}, concurrency ${CONCURRENCY}\n`);
+    console.log('| round | documents | pages/s | process CPU ms / page | Redis CPU ms / page |\n|---|---|---|---|---|');
+    for (let round = 1; round <= ROUNDS; round++) {
+      const cpu0 = process.cpuUsage();
+      const redis0 = await redisCpuMs();
+      const r = await crawl(seed, site);
+      if (r.skipped) throw new Error(`crawl: ${r.skipped}`);
+      const cpu = process.cpuUsage(cpu0);
+      const redisMs = await redisCpuMs() - redis0;
+      console.log(`| ${round} | ${r.pages} | ${f(r.pagesPerSec)} | ${f((cpu.user + cpu.system) / 1000 / r.pages, 2)} | ${f(redisMs / r.pages, 2)} |`);
+    }
+  } finally {
+    redis.disconnect();
+    await close();
+  }
+}
+
+/** The site of --site (generated or jena), a 100-page warm-up site and the cluster in this process. */
+async function inProcessTrawl() {
+  const onJena = argText('site', 'generated') === 'jena';
+  const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
+  const seed = onJena ? `${site.origin}/` : site.url('/');
+  const warm = await GeneratedSite.start({ pages: 100 });
+  const cluster = await startCluster();
+  const hooks = await startWebhookReceiver();
+  const close = async () => {
+    await hooks.close();
+    await cluster.close();
+    await site.close();
+    await warm.close();
+  };
+  return { onJena, site, seed, warm, cluster, hooks, close };
+}
 
 /**
  * --mode hops: one Trawl crawl of the generated site with the cluster in this process, and where a
@@ -595,12 +655,7 @@ if (MODE === 'hops') {
  */
 async function runHops() {
   const { subscribe } = await import('node:diagnostics_channel');
-  const onJena = argText('site', 'generated') === 'jena';
-  const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
-  const seed = onJena ? `${site.origin}/` : site.url('/');
-  const warm = await GeneratedSite.start({ pages: 100 });
-  const cluster = await startCluster();
-  const hooks = await startWebhookReceiver();
+  const { onJena, site, seed, warm, cluster, hooks, close } = await inProcessTrawl();
   try {
     await measure('trawl', trawlCrawl, handle(warm.url('/'), warm), { cluster, hooks });
     const hops = new Map();
@@ -617,10 +672,7 @@ async function runHops() {
       console.log(`| ${hop} | ${ms.length} | ${f(sum / ms.length, 2)} | ${f(sorted[Math.floor(ms.length / 2)], 2)} | ${f(sorted[Math.floor(ms.length * 0.9)], 2)} | ${f(sum / r.pages, 2)} |`);
     }
   } finally {
-    await hooks.close();
-    await cluster.close();
-    await site.close();
-    await warm.close();
+    await close();
   }
 }
 
