@@ -310,7 +310,6 @@ export const endScript = defineScript({
   },
 });
 
-
 /**
  * PAGE_STATE: whether job ARGV[1] is in flight, and the crawl's status: {0|1, status or false}. A
  * script (one command) rather than a pipeline of ZSCORE and HGET: it runs at every page's start.

@@ -4,13 +4,13 @@ import { runHtmlPipeline, type HtmlPipelineOptions, type HtmlPipelineResult } fr
 import { recordHop, hopTimingOn } from '@trawl/queue';
 import { ThreadPool } from './thread-pool.js';
 
-/** Runs the HTML pipeline for a job; the threaded form keeps CPU work off the event loop. */
 /**
  * What a conversion is for: `latency` (someone waits for this page: a sync scrape, a map) or
  * `throughput` (one page of many: a crawl or batch page, whose caller waits for all of them).
  */
 export type ConversionPriority = 'latency' | 'throughput';
 
+/** Runs the HTML pipeline for a job; the threaded form keeps CPU work off the event loop. */
 export interface HtmlConverter {
   /** `priority` defaults to `latency`. */
   convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority?: ConversionPriority): Promise<HtmlPipelineResult>;
