@@ -1,30 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { TrawlError } from '@trawl/api-schema';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { CancellationWatcher, JobCancellations } from './job-cancellations.js';
 import { RedisKeys } from './redis-keys.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
+const db = redisPerFile();
 const subscribers: Redis[] = [];
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of subscribers) s.disconnect();
-  redis.disconnect();
-  await server.stop();
 });
 
 async function setup() {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  const cancellations = new JobCancellations(redis, keys, { markTtlSec: 60 });
-  const subscriber = new Redis(server.url);
+  const cancellations = new JobCancellations(db.redis, keys, { markTtlSec: 60 });
+  const subscriber = db.redis.duplicate();
   subscribers.push(subscriber);
   const watcher = new CancellationWatcher(subscriber, keys, cancellations);
   await watcher.start();
@@ -50,7 +42,7 @@ describe('job cancellations', () => {
     const [early, other, disposed] = [randomUUID(), randomUUID(), randomUUID()];
     await cancellations.cancel(early);
     expect((await watcher.watch([early])).signal.aborted).toBe(true);
-    expect(await redis.ttl(keys.cancelled(early))).toBeGreaterThan(0);
+    expect(await db.redis.ttl(keys.cancelled(early))).toBeGreaterThan(0);
 
     const untouched = await watcher.watch([other]);
     const gone = await watcher.watch([disposed]);

@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
-import { RedisServerFixture } from '@trawl/testing';
+import { redisPerFile } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
 import { ResultStore, type StoredResult } from './result-store.js';
 import { ResultWaiter } from './result-waiter.js';
 
-let server: RedisServerFixture;
-let redis: Redis;
+const db = redisPerFile();
 const clients: Redis[] = [];
-
-beforeAll(async () => {
-  server = await RedisServerFixture.start({ appendonly: false });
-  redis = new Redis(server.url);
-});
-afterAll(async () => {
+afterAll(() => {
   for (const c of clients) c.disconnect();
-  redis.disconnect();
-  await server.stop();
 });
 
 function client(): Redis {
-  const c = new Redis(server.url);
+  const c = db.redis.duplicate();
   clients.push(c);
   return c;
 }
@@ -30,7 +22,7 @@ function client(): Redis {
 /** A store and a waiter on their own key prefix, and every announcement on its results channel. */
 async function setup() {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  const store = new ResultStore(redis, keys);
+  const store = new ResultStore(db.redis, keys);
   const waiter = new ResultWaiter(client(), keys, store);
   await waiter.start();
   const announced: string[] = [];
@@ -43,7 +35,7 @@ async function setup() {
     const arrived = new Promise<void>((resolve) => listener.on('message', (_c: string, m: string) => {
       if (m === marker) resolve();
     }));
-    await redis.publish(keys.resultsChannel(), marker);
+    await db.redis.publish(keys.resultsChannel(), marker);
     await arrived;
     return announced.filter((m) => !m.startsWith('marker-'));
   };

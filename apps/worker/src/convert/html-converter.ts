@@ -112,7 +112,8 @@ export class ThreadedHtmlConverter implements HtmlConverter {
    * `throughputInline`: `throughput` conversions (crawl and batch pages) of small pages run inline too;
    * default only on a single core. Else every such page goes to a thread, small ones included: a crawl
    * keeps its event loop busy with its other pages, and a thread on another core converts meanwhile
-   * (the generated-site crawl ran at about 1.2x the pages/s, same-window A/B on 2 cores).
+   * (the generated-site crawl: 884-918 pages/s against 740-793 inline in steady rounds, `crawl.bench.mjs
+   * --mode cpu`, same-window A/B on 2 cores).
    */
   constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; idleInlineMaxMs?: number; idleInlineBackoffMs?: number; throughputInline?: boolean } = {}) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
@@ -131,7 +132,8 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     try {
       // Only a page someone waits for: a crawl's pages arrive one after another, so one is often the
       // only conversion under way while the event loop is busy with the crawl's other pages (inline,
-      // its Jena crawl ran at about 0.8x the pages/s of the same crawl with its pages on the thread).
+      // the Jena crawl ran at 125-155 pages/s against 157-185 on the thread: `crawl.bench.mjs --mode
+      // cpu --site jena`, same-window A/B).
       if (priority === 'latency' && this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
