@@ -34,19 +34,23 @@ function ensurePnpm() {
 }
 
 /**
- * System packages from apt: redis-server always; chromium for the browser worker role; tesseract-ocr
- * (with its English data) for OCR in the documents role; prometheus (its server and `promtool`) for the
- * tests that check the alert rules and run a real Prometheus against a cluster.
+ * System packages from apt: redis-server always; chromium for the browser worker role, and Chromium's
+ * headless shell (its standard browser, lighter per page; optional: without root it is only advised);
+ * tesseract-ocr (with its English data) for OCR in the documents role; prometheus (its server and
+ * `promtool`) for the tests that check the alert rules and run a real Prometheus against a cluster.
  */
 function ensureSystemPackages({ chromium, prometheus }) {
   const missing = [];
   if (!has('redis-server')) missing.push('redis-server');
   if (chromium && !existsSync('/usr/bin/chromium') && !has('chromium')) missing.push('chromium');
+  const shell = chromium && !existsSync('/usr/lib/chromium/chromium-headless-shell');
   if (!has('tesseract')) missing.push('tesseract-ocr');
   if (prometheus && !(has('promtool') && has('prometheus'))) missing.push('prometheus');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (shell && isRoot && has('apt-get')) missing.push('chromium-headless-shell');
+  else if (shell) console.warn('[bootstrap] chromium-headless-shell is not installed: the browser role uses the full Chromium, slower per page (apt-get install chromium-headless-shell)');
   if (missing.length === 0) return;
   const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !has('apt-get')) {
     console.error(`Trawl needs ${missing.join(' and ')}. Install with:\n\n  sudo sh -c '${cmd}'\n\nthen run this command again.`);
     process.exit(1);

@@ -443,6 +443,9 @@ describe('infra/docker/Dockerfile', () => {
     expect(install?.args).toMatch(/fonts-liberation/);
     expect(install?.args).toMatch(/fonts-noto-cjk/);
     expect(envOf(browser).get('TRAWL_CHROMIUM_PATH')).toBe('/usr/bin/chromium');
+    // The standard browser is Chromium's headless shell (lighter per page); the stealth one the full browser.
+    expect(install?.args).toMatch(/\bchromium-headless-shell\b/);
+    expect(envOf(browser).get('TRAWL_CHROMIUM_HEADLESS_SHELL_PATH')).toBe('/usr/lib/chromium/chromium-headless-shell');
   });
 
   it('sets only variables the code reads (browser-only names excepted until the browser role exists)', () => {

@@ -10,7 +10,7 @@
 //   crawlee  Crawlee's PlaywrightCrawler with its defaults (autoscaled concurrency, same-hostname
 //            enqueueLinks), in-memory storage, in a child process; its handler reads the title and the
 //            page's HTML.
-// Both use /usr/bin/chromium with the project's Chromium flags. The memory of each child's whole process
+// Both use the same Chromium binary (the headless shell when installed) with the project's Chromium flags. The memory of each child's whole process
 // tree (the process and all its descendants: Chromium, renderers, redis-server) is sampled every 200 ms
 // from /proc as summed PSS (smaps_rollup; shared pages divided among the processes mapping them: the
 // anchor's figure) and summed RSS (shared pages counted once per process); both peaks are reported. After Trawl's crawl, and after it stopped,
@@ -36,7 +36,10 @@ if (!existsSync(JENA) || !existsSync(SERVE)) {
   console.error(`corpus not found: ${JENA}`);
   process.exit(1);
 }
-const { CHROMIUM_ARGS } = await import(join(ROOT, 'packages/browser/dist/index.js'));
+const { CHROMIUM_ARGS, HEADLESS_SHELL_PATH } = await import(join(ROOT, 'packages/browser/dist/index.js'));
+// Crawlee gets the binary Trawl's standard browser runs: Chromium's headless shell when installed (what
+// Playwright, and so Crawlee, runs for headless Chromium by default), else the full browser.
+const CHROMIUM = existsSync(HEADLESS_SHELL_PATH) ? HEADLESS_SHELL_PATH : '/usr/bin/chromium';
 const BROWSER_CONCURRENCY = Number(process.env.TRAWL_BROWSER_CONCURRENCY ?? 4);
 
 // --- Process trees -----------------------------------------------------------------------------------
@@ -244,7 +247,7 @@ const dir = process.env.BENCH_DIR;
 const config = new Configuration({ persistStorage: false, purgeOnStart: true, storageClientOptions: { localDataDirectory: dir, persistStorage: false } });
 const counts = { pages: 0, ok: 0, failed: 0 };
 const crawler = new PlaywrightCrawler({
-  launchContext: { launchOptions: { executablePath: '/usr/bin/chromium', args: JSON.parse(process.env.BENCH_ARGS) } },
+  launchContext: { launchOptions: { executablePath: process.env.BENCH_CHROMIUM, args: JSON.parse(process.env.BENCH_ARGS) } },
   async requestHandler({ page, response, enqueueLinks }) {
     counts.pages += 1;
     const title = await page.title();
@@ -266,7 +269,7 @@ process.exit(0);
 
 async function crawleeCrawl() {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-crawlee-pw-'));
-  const { child, next, exited } = startChild(CRAWLEE_CHILD, { BENCH_DIR: dir, BENCH_SEED: seed, BENCH_ARGS: JSON.stringify(CHROMIUM_ARGS) });
+  const { child, next, exited } = startChild(CRAWLEE_CHILD, { BENCH_DIR: dir, BENCH_SEED: seed, BENCH_ARGS: JSON.stringify(CHROMIUM_ARGS), BENCH_CHROMIUM: CHROMIUM });
   try {
     await next();
     const rss = sampleTree(child.pid);
@@ -320,6 +323,8 @@ if (trawl && !trawl.skipped && crawlee && !crawlee.skipped) {
   // Crawlee's "pages" are its handler calls, non-2xx pages (the mirror's 404 links) included; Trawl's are
   // completed documents. On 2xx pages only:
   console.log(`Trawl / PlaywrightCrawler on 2xx pages per second: ${((trawl.pages / trawl.elapsedMs) / (crawlee.ok / crawlee.elapsedMs)).toFixed(2)}x (Trawl ${trawl.pages}, Crawlee ${crawlee.ok} 2xx pages)`);
+  // The same site crawled to its end by both: how much sooner Trawl had all of it.
+  console.log(`PlaywrightCrawler's time / Trawl's to crawl the whole site: ${(crawlee.elapsedMs / trawl.elapsedMs).toFixed(2)}x (${(crawlee.elapsedMs / 1000).toFixed(1)} s against ${(trawl.elapsedMs / 1000).toFixed(1)} s); Chromium binary ${CHROMIUM}`);
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/browser-crawl.json'), JSON.stringify({ browserConcurrency: BROWSER_CONCURRENCY, results }, null, 2));

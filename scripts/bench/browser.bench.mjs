@@ -10,7 +10,7 @@
 // the output. Run `pnpm exec turbo run build` first (npm run bench does).
 //   node scripts/bench/browser.bench.mjs [--rounds N]
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,7 +51,10 @@ const origin = `http://127.0.0.1:${server.address().port}`;
 const urls = APPS.map((app) => ({ app, url: `${origin}/examples/${app}/dist/` }));
 
 const ARGS = [...browser.CHROMIUM_ARGS];
-const bareBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+// The binary Trawl's standard browser runs: Chromium's headless shell when installed (what Playwright
+// itself runs for headless Chromium), else the full browser.
+const CHROMIUM = existsSync(browser.HEADLESS_SHELL_PATH) ? browser.HEADLESS_SHELL_PATH : '/usr/bin/chromium';
+const bareBrowser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 async function bare(url) {
   const context = await bareBrowser.newContext();
   try {

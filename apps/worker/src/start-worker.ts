@@ -101,7 +101,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const metrics = createWorkerMetrics(registry);
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
-    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics);
+    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher);
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
@@ -346,10 +346,11 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
  * target guard applies to each of the browser's connections), ad blocking and cookie-banner handling.
  * Playwright and the ad blocker are imported here, so a worker without the browser role never loads them.
  */
-async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics) {
+async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics, downloads: Fetcher) {
   const { AdBlocker, BrowserFetcher, BrowserPool, adBlockPlugin, cookieConsentPlugin, loadConsentAssets } = await import('@trawl/browser');
   const pool = new BrowserPool({
     executablePath: config.TRAWL_CHROMIUM_PATH,
+    headlessShellPath: config.TRAWL_CHROMIUM_HEADLESS_SHELL_PATH || null,
     recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,
     recycleAboveRssBytes: config.TRAWL_BROWSER_MAX_RSS_MB * 1024 * 1024,
     pageMaxRssBytes: config.TRAWL_BROWSER_PAGE_MAX_MB * 1024 * 1024,
@@ -377,6 +378,8 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
     // The ad blocker goes last: it must judge each request before other route handlers.
     plugins: [cookieConsentPlugin(consent, (err) => logger.debug({ err }, 'cookie consent error')), adBlockPlugin(blocker)],
     smartWaitMaxMs: config.TRAWL_BROWSER_SMART_WAIT_MS,
+    // Downloads and PDFs (which Chromium does not render) are fetched by the http engine.
+    downloads,
     ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),
   });
   return {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { EventEmitter, once } from 'node:events';
 import { TrawlError, actionSchema, type ActionInput } from '@trawl/api-schema';
+import { HttpFetcher } from '@trawl/scrape-engine';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
@@ -13,6 +14,8 @@ const seen: Array<{ path: string; headers: Record<string, string | string[] | un
 const slowEvents = new EventEmitter();
 let pool: BrowserPool;
 let fetcher: BrowserFetcher;
+
+const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 function request(path: string, extra: Partial<BrowserFetchRequest> = {}): BrowserFetchRequest {
   const timeoutMs = extra.timeoutMs ?? 20_000;
@@ -105,6 +108,22 @@ beforeAll(async () => {
       document.getElementById('v').textContent = 'stored=' + localStorage.getItem('k');
       localStorage.setItem('k', 'v1');</script></body></html>`)
     .route('/json', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a":1}'); })
+    // Pages Chromium does not render: a PDF (a download in the headless shell, the viewer in the full
+    // browser) and an attachment.
+    .route('/file.pdf', (req, res) => {
+      seen.push({ path: '/file.pdf', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF_BYTES);
+    })
+    .route('/attachment', (req, res) => {
+      seen.push({ path: '/attachment', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="a.csv"' }).end('a,b\n1,2\n');
+    })
+    // Content written a second after the document loaded: only a page that waits (waitFor) has it.
+    .route('/late-content', (req, res) => {
+      const status = new URL(req.url ?? '/', 'http://x').searchParams.get('status') ?? '200';
+      res.writeHead(Number(status), { 'content-type': 'text/html' }).end(`<html><body><p>Static text</p><div id="late"></div>
+        <script>setTimeout(() => { document.getElementById('late').textContent = 'Written late'; }, 1000);</script></body></html>`);
+    })
     .route('/basic', (req, res) => {
       if (req.headers.authorization === `Basic ${Buffer.from('alice:pa ss').toString('base64')}`) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>members only</p>');
       res.writeHead(401, { 'www-authenticate': 'Basic realm="t"', 'content-type': 'text/html' }).end('<p>who are you</p>');
@@ -256,6 +275,33 @@ describe('BrowserFetcher', () => {
     const r = await fetcher.fetch(request('/json'));
     expect(r.kind).toBe('json');
     expect(r.text).toBe('{"a":1}');
+  });
+
+  it('hands pages Chromium does not render (a PDF, an attachment) to its http engine, with the context\'s cookies', async () => {
+    const downloads = new HttpFetcher({ allowPrivateTargets: true });
+    const withDownloads = new BrowserFetcher({ pool, smartWaitMaxMs: 3000, downloads });
+    const pdf = await withDownloads.fetch(request('/file.pdf', { headers: { cookie: 'team=blue' } }));
+    expect(pdf).toMatchObject({ statusCode: 200, contentType: 'application/pdf', kind: 'pdf', requestedUrl: site.url('/file.pdf') });
+    expect(pdf.body?.equals(PDF_BYTES)).toBe(true);
+    expect(seen.filter((r) => r.path === '/file.pdf').at(-1)?.headers.cookie).toBe('team=blue');
+    const csv = await withDownloads.fetch(request('/attachment'));
+    expect(csv).toMatchObject({ statusCode: 200, kind: 'text', text: 'a,b\n1,2\n' });
+    // Without an http engine, a download is a clear failure.
+    const err = await fetcher.fetch(request('/attachment')).catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SCRAPE_FAILED');
+  });
+
+  it('captures a 4xx page at once when the caller drops such pages, and settles every other page as usual', async () => {
+    const dropped = await fetcher.fetch(request('/late-content?status=404', { dropsErrorPages: true, waitForMs: 2500 }));
+    expect(dropped.statusCode).toBe(404);
+    expect(dropped.text).toContain('Static text');
+    expect(dropped.text).toContain('<div id="late"></div>');
+    const [kept, ok] = await Promise.all([
+      fetcher.fetch(request('/late-content?status=404', { waitForMs: 2500 })),
+      fetcher.fetch(request('/late-content', { dropsErrorPages: true, waitForMs: 2500 })),
+    ]);
+    expect(kept.text).toContain('<div id="late">Written late</div>');
+    expect(ok.text).toContain('<div id="late">Written late</div>');
   });
 
   it('starts from a storage state and returns the new one', async () => {

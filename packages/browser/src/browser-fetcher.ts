@@ -25,6 +25,12 @@ export interface BrowserFetchRequest extends FetchRequest {
   screenshot?: { fullPage: boolean; quality?: number | undefined; viewport?: { width: number; height: number } | undefined };
   /** Extra wait after the smart wait, ms. Default 0. */
   waitForMs?: number;
+  /**
+   * The caller drops a page answering 4xx or 5xx (a crawl's broken link) and reads only its status,
+   * headers and HTML (for bot-wall markers): such a page is captured as soon as its document loaded,
+   * without the smart wait, the plugins' finishing, `waitFor`, actions or screenshot. Default false.
+   */
+  dropsErrorPages?: boolean;
   /** Emulate a phone. */
   mobile?: boolean;
   /** Country (timezone, default locale) and preferred languages. */
@@ -87,6 +93,21 @@ export interface BrowserFetcherOptions {
   defaultUserAgent?: string;
   /** Most time the smart wait (network quiet, DOM stable) takes before capture, ms. Default 8000. */
   smartWaitMaxMs?: number;
+  /**
+   * Fetches what Chromium does not render: a navigation that turned into a download (an archive, an
+   * attachment; a PDF in the headless shell, which has no PDF viewer) and a PDF the full browser shows
+   * in its viewer (the response then holds the viewer, not the file). The worker gives it its http
+   * engine: the same limits, target guard and proxy, with the request's headers and the context's
+   * cookies for the URL. Without it such a page fails with SCRAPE_FAILED.
+   */
+  downloads?: Fetcher;
+}
+
+/** A navigation Chromium turned into a download, or a PDF: fetched by {@link BrowserFetcherOptions.downloads}. */
+class NotRendered extends Error {
+  constructor(readonly url: string) {
+    super('not rendered by the browser');
+  }
 }
 
 /** Key of the fetcher's {@link ContextSetup} in a context's lease state. */
@@ -98,6 +119,21 @@ interface ContextSetup {
   sessions: readonly BrowserPluginSession[];
   route: EgressRoute | undefined;
 }
+
+/**
+ * Init script of the standard browser (every document): `window.open` without a user gesture opens
+ * nothing and returns null, and one gesture opens one window, as Chrome's popup blocker decides. The
+ * headless shell has no popup blocker: a page opening a thousand windows would get them. Page-side
+ * JavaScript source (the packages compile without DOM types).
+ */
+const POPUP_GUARD_SCRIPT = String.raw`(() => {
+  const open = window.open;
+  if (!open || !navigator.userActivation) return;
+  window.open = function () {
+    if (!navigator.userActivation.isActive) return null;
+    return Reflect.apply(open, this, arguments);
+  };
+})();`;
 
 /** Time kept back from the deadline for capture and conversion after the waits, ms. */
 const CAPTURE_RESERVE_MS = 1500;
@@ -304,8 +340,8 @@ export class BrowserFetcher implements Fetcher {
             cookie ? context.addCookies(cookiesFromHeader(cookie, req.url)) : undefined,
             Promise.all(plugins.map((plugin) => plugin.attach(context))),
             // Lets the smart wait see that a loaded page has nothing scheduled (the stealth browser
-            // keeps the page's own timer functions, and waits the full quiet period).
-            flavor === 'standard' ? context.addInitScript({ content: PENDING_WORK_SCRIPT }) : undefined,
+            // keeps the page's own timer functions, and waits the full quiet period); blocks popups.
+            flavor === 'standard' ? context.addInitScript({ content: PENDING_WORK_SCRIPT + POPUP_GUARD_SCRIPT }) : undefined,
           ]);
           const page = await context.newPage();
           // Popups and new tabs are closed as they open: a page opening a thousand of them stays scrapable.
@@ -327,7 +363,9 @@ export class BrowserFetcher implements Fetcher {
         try {
           const response = await this.navigate(page, run, remaining, route);
           const ttfbMs = Date.now() - started;
+          if (response instanceof NotRendered) return await this.download(context, run, response.url, emulation);
           const result = await this.render(page, network, response, run, { remaining, sessions });
+          if (result instanceof NotRendered) return await this.download(context, run, result.url, emulation);
           // A later navigation of the page itself (script, meta refresh) to a refused address.
           mainFrame.throwIfRefused();
           return {
@@ -351,17 +389,46 @@ export class BrowserFetcher implements Fetcher {
     }
   }
 
-  private async navigate(page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined): Promise<Response> {
+  /**
+   * The page as {@link BrowserFetcherOptions.downloads} fetches it, for a navigation to `url` the browser
+   * did not render, with the context's cookies for the URL.
+   */
+  private async download(
+    context: BrowserContext, req: BrowserFetchRequest, url: string, emulation: { timezoneId: string; locale: string },
+  ): Promise<BrowserFetchResult> {
+    const downloads = this.options.downloads;
+    if (!downloads) throw new TrawlError('SCRAPE_FAILED', 'The browser does not render this page (a download), and no http engine is configured to fetch it');
+    // The request's own cookies are in the jar since the context was set up.
+    const cookies = (await context.cookies(url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const headers = Object.fromEntries(Object.entries(req.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'cookie'));
+    const fetched = await downloads.fetch({ ...req, url, headers: cookies ? { ...headers, cookie: cookies } : headers });
+    return { ...fetched, requestedUrl: req.url, timezone: emulation.timezoneId, locale: emulation.locale };
+  }
+
+  private async navigate(page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined): Promise<Response | NotRendered> {
     let response: Response | null;
+    // The URL of the last main-frame navigation response: where a download (redirects followed) came from.
+    let lastUrl = req.url;
+    const onResponse = (r: Response) => {
+      try {
+        if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastUrl = r.url();
+      } catch {
+        // a response without a frame (service worker)
+      }
+    };
+    page.on('response', onResponse);
     try {
       response = await page.goto(req.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, remaining()) });
     } catch (err) {
       if (req.signal.aborted) throw abortError(req.signal);
+      if (/Download is starting/.test(String((err as Error).message)) && this.options.downloads) return new NotRendered(lastUrl);
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
         throw new TrawlError(refusal.code, refusalMessage(refusal.code), { retryable: refusal.code === 'SCRAPE_PROXY_ERROR', details: { host: refusal.host }, cause: err });
       }
       throw mapNavigationError(err, remaining());
+    } finally {
+      page.off('response', onResponse);
     }
     if (!response) throw new TrawlError('SCRAPE_FAILED', 'The browser got no response for the page');
     return response;
@@ -373,12 +440,14 @@ export class BrowserFetcher implements Fetcher {
     response: Response,
     req: BrowserFetchRequest,
     ctx: { remaining: () => number; sessions: readonly BrowserPluginSession[] },
-  ): Promise<Omit<BrowserFetchResult, 'requestedUrl' | 'redirects' | 'timezone' | 'locale' | 'timings'>> {
+  ): Promise<Omit<BrowserFetchResult, 'requestedUrl' | 'redirects' | 'timezone' | 'locale' | 'timings'> | NotRendered> {
     const responseHeaders = await response.allHeaders();
     // The egress answers a refused plain-http request itself, marked with the code.
     const refused = responseHeaders['x-trawl-error'];
     if (refused && isErrorCode(refused)) throw new TrawlError(refused, refusalMessage(refused));
     const { mimeType: declared, charset: declaredCharset } = parseContentType(responseHeaders['content-type']);
+    // The full browser shows a PDF in its viewer: the response's body is then the viewer's page.
+    if (declared === 'application/pdf' && this.options.downloads) return new NotRendered(response.url());
     if (declared && !/html|xml/.test(declared)) {
       // Not a page (a PDF, JSON, an image): the body as served, for the same pipeline as plain HTTP.
       const body = await response.body();
@@ -391,18 +460,21 @@ export class BrowserFetcher implements Fetcher {
         ...(textual ? { text: body.toString('utf8'), charset: await documentCharset(page, declaredCharset) } : { body }),
       };
     }
+    const settle = !(req.dropsErrorPages && response.status() >= 400);
     const budget = (ms: number) => Math.max(0, Math.min(ms, ctx.remaining() - CAPTURE_RESERVE_MS));
-    await waitForQuiet(page, network, { budgetMs: budget(this.smartWaitMaxMs), signal: req.signal });
-    // Plugins (cookie banners) finish what they found while the page settled.
-    for (const session of ctx.sessions) await session.beforeCapture?.(page, { budgetMs: budget(5000), signal: req.signal });
-    if (req.waitForMs) await abortableDelay(budget(req.waitForMs), req.signal);
-    const actions = req.actions?.length
+    if (settle) {
+      await waitForQuiet(page, network, { budgetMs: budget(this.smartWaitMaxMs), signal: req.signal });
+      // Plugins (cookie banners) finish what they found while the page settled.
+      for (const session of ctx.sessions) await session.beforeCapture?.(page, { budgetMs: budget(5000), signal: req.signal });
+      if (req.waitForMs) await abortableDelay(budget(req.waitForMs), req.signal);
+    }
+    const actions = settle && req.actions?.length
       ? await runActions(req.actions, {
         page, network, signal: req.signal, remaining: ctx.remaining,
         maxReturnBytes: req.maxActionReturnBytes ?? DEFAULT_MAX_ACTION_RETURN_BYTES, maxOutputBytes: req.maxBytes,
       })
       : undefined;
-    const screenshot = req.screenshot ? await takeScreenshot(page, { ...req.screenshot, timeoutMs: ctx.remaining() }) : undefined;
+    const screenshot = settle && req.screenshot ? await takeScreenshot(page, { ...req.screenshot, timeoutMs: ctx.remaining() }) : undefined;
     if (screenshot && screenshot.data.length > req.maxBytes) {
       throw new TrawlError('RESULT_TOO_LARGE', `The screenshot is larger than ${req.maxBytes} bytes`, { details: { part: 'screenshot', limitBytes: req.maxBytes } });
     }

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher } from './browser-fetcher.js';
-import { BrowserPool, processTreeMemory, processTreeRss, type BrowserPoolEvent } from './browser-pool.js';
+import { BrowserPool, HEADLESS_SHELL_PATH, processTreeMemory, processTreeRss, type BrowserPoolEvent } from './browser-pool.js';
 
 jest.setTimeout(60_000);
 
@@ -100,6 +101,25 @@ describe('BrowserPool', () => {
     // One renderer per page, and a spare at most. With Chromium's spare renderer for site-per-process,
     // every navigation of one context after another context's took a new renderer process (9 for these 8).
     expect(renderers.size).toBeLessThanOrEqual(4);
+  });
+
+  it('runs the standard browser on Chromium\'s headless shell when it is installed, the stealth one on the full browser', async () => {
+    const binaries = async (options: { headlessShellPath?: string | null }, flavor: 'standard' | 'stealth') => {
+      const events: BrowserPoolEvent[] = [];
+      const pool = new BrowserPool({ ...options, onEvent: (e) => events.push(e) });
+      pools.push(pool);
+      const r = await new BrowserFetcher({ pool, smartWaitMaxMs: 500 }).fetch({
+        url: site.url('/plain'), signal: AbortSignal.timeout(45_000), timeoutMs: 45_000, maxBytes: 1_000_000, stealth: flavor === 'stealth',
+      });
+      expect(r.text).toContain('Plain page');
+      await pool.close();
+      return events.flatMap((e) => (e.type === 'launched' ? [e.executablePath] : []));
+    };
+    const shellInstalled = existsSync(HEADLESS_SHELL_PATH);
+    expect(await binaries({}, 'standard')).toEqual([shellInstalled ? HEADLESS_SHELL_PATH : '/usr/bin/chromium']);
+    expect(await binaries({}, 'stealth')).toEqual(['/usr/bin/chromium']);
+    expect(await binaries({ headlessShellPath: null }, 'standard')).toEqual(['/usr/bin/chromium']);
+    expect(await binaries({ headlessShellPath: '/nonexistent/headless-shell' }, 'standard')).toEqual(['/usr/bin/chromium']);
   });
 
   it('finds its own browser process when another pool\'s browser already runs in the process', async () => {

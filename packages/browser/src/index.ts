@@ -10,6 +10,7 @@
 export {
   BrowserPool,
   CHROMIUM_ARGS,
+  HEADLESS_SHELL_PATH,
   POOL_DISABLED_FEATURES,
   POOL_FEATURE_ARGS,
   childBrowserPids,

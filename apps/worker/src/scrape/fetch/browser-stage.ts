@@ -6,6 +6,7 @@ import type { ProxyTier } from '@trawl/scrape-engine';
 import { storeBrowserBinaries } from '../browser-binaries.js';
 import { isBotWall } from '../page-signals.js';
 import type { BrowserEngine, ScrapeContext, ScrapeDeps } from '../pipeline/context.js';
+import { dropsBrokenLinks } from '../pipeline/finish.js';
 import { documentTakeOver } from './document-takeover.js';
 import type { FetchStage, StageOutcome } from './fetch-stage.js';
 import { cacheablePage } from './http-stage.js';
@@ -85,6 +86,7 @@ export class BrowserStage implements FetchStage {
       mobile: request.mobile,
       blockAds: request.blockAds,
       waitForMs: request.waitFor,
+      dropsErrorPages: dropsBrokenLinks(ctx.job, request),
       ...(request.actions?.length ? { actions: request.actions } : {}),
       ...(request.location ? { location: request.location } : {}),
       ...(screenshot?.type === 'screenshot'

@@ -1,4 +1,4 @@
-import { TrawlError } from '@trawl/api-schema';
+import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { scrapeCredits, timeHop, type JobOutcome, type ScrapeJob } from '@trawl/queue';
 import { enforceResultSize } from '../result-size.js';
@@ -25,6 +25,15 @@ export interface FinishRun {
 export function crawlHttpError(job: ScrapeJob, statusCode: number): TrawlError | undefined {
   if (job.crawl?.kind !== 'crawl' || statusCode < 400) return undefined;
   return new TrawlError('SCRAPE_HTTP_ERROR', `The page answered HTTP ${statusCode}`, { details: { statusCode } });
+}
+
+/**
+ * Whether a page of `job` answering 4xx/5xx ends as a broken link as soon as it is fetched: a crawl's
+ * page, unless it is under change tracking (its transformer tells a page that is gone, a `removed`
+ * document, from a broken link). Such a page is not converted, and the browser need not settle it.
+ */
+export function dropsBrokenLinks(job: ScrapeJob, request: ScrapeRequest): boolean {
+  return job.crawl?.kind === 'crawl' && !request.formats.some((f) => f.type === 'changeTracking');
 }
 
 /**

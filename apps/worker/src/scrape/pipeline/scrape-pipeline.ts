@@ -10,7 +10,7 @@ import type { FetchStage } from '../fetch/fetch-stage.js';
 import { HttpStage } from '../fetch/http-stage.js';
 import { convertsOf, documentTransformers, transformersFor, type DocumentTransformer } from '../transformers/index.js';
 import { ended, JobSignals, type ScrapeContext, type ScrapeDeps, type ScrapeQueue } from './context.js';
-import { crawlHttpError, finishJob } from './finish.js';
+import { crawlHttpError, dropsBrokenLinks, finishJob } from './finish.js';
 import { executeHandoff } from './handoff.js';
 import { isDeferral, type JobRun } from './job-run.js';
 import { runSteps, stepTimer, timed, type Step, type StepTimer } from './run-steps.js';
@@ -165,10 +165,9 @@ export class ScrapePipeline {
       },
       {
         // A crawl's broken link ends here: finish would drop its document, so nothing is converted,
-        // sent to an LLM format or cached for it. A page under change tracking goes on: its transformer
-        // tells a page that is gone (a `removed` document) from a broken link.
+        // sent to an LLM format or cached for it.
         name: 'broken-link',
-        when: (ctx) => ctx.job.crawl?.kind === 'crawl' && ctx.source !== undefined && !ctx.request.formats.some((f) => f.type === 'changeTracking'),
+        when: (ctx) => ctx.source !== undefined && dropsBrokenLinks(ctx.job, ctx.request),
         run: (ctx) => {
           const error = crawlHttpError(ctx.job, ctx.source!.page.statusCode);
           if (error) throw error;
