@@ -104,10 +104,8 @@ export interface BrowserFetcherOptions {
 }
 
 /** A navigation Chromium turned into a download, or a PDF: fetched by {@link BrowserFetcherOptions.downloads}. */
-class NotRendered extends Error {
-  constructor(readonly url: string) {
-    super('not rendered by the browser');
-  }
+class NotRendered {
+  constructor(readonly url: string) {}
 }
 
 /** Key of the fetcher's {@link ContextSetup} in a context's lease state. */
