@@ -68,10 +68,11 @@ export interface BrowserPoolOptions {
   /**
    * Chromium's headless shell (the same Blink and V8 without the desktop browser around them; what
    * Playwright itself runs for headless Chromium): the standard flavor's binary when the file exists.
-   * Its browser process and compositor do less per page (Jena pages 4 at a time: browser process CPU
-   * 3.8 against 9.5 s, GPU process 2.2 against 4.2 s, pages/s +25-40%, `scripts/bench/browser-crawl.bench.mjs`
-   * and the pool alone). The stealth flavor keeps the full browser, whose headless mode shows fewer
-   * automation tells. `null`: never. Default {@link HEADLESS_SHELL_PATH}.
+   * Its browser process and compositor do less per page (140 Jena pages through the pool alone, 4 at a
+   * time, a scratch measurement: browser process CPU 3.8 against 9.5 s, GPU process 2.2 against 4.2 s,
+   * pages/s +25-40%; `scripts/bench/browser-crawl.bench.mjs`: Trawl's crawl 42 s against 67-69 s). The
+   * stealth flavor keeps the full browser, whose headless mode shows fewer automation tells. `null`:
+   * never. Default {@link HEADLESS_SHELL_PATH}.
    */
   headlessShellPath?: string | null;
   /** A browser is replaced once it has served this many contexts (jobs). Default 200. */
