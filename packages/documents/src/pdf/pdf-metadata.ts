@@ -1,4 +1,4 @@
-import { PDFDateString } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { PDFDateString } from './pdfjs.js';
 
 /** What pdf.js returns from getMetadata(): the Info dictionary and the parsed XMP packet. */
 export interface PdfMetadataSource {

@@ -1,11 +1,22 @@
+// First: it keeps the thread's own built-ins before pdf.js's bundled core-js replaces some of them
+// (every module of this package reaches pdf.js through this one).
+import { restoreNativeBuiltins } from './native-builtins.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { TrawlError } from '@trawl/api-schema';
 import { getDocument, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+/** What the other modules use of pdf.js: through this module only, so the built-ins are kept first. */
+export { OPS, PDFDateString } from 'pdfjs-dist/legacy/build/pdf.mjs';
 // Loading the worker module in this thread registers its message handler on globalThis: pdf.js then
 // parses in-thread ("fake worker") instead of importing the worker file on first use. The caller runs
 // the whole parse in a worker_thread with memory limits and a deadline.
 import 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+
+// The JavaScript `push` and `JSON.parse` core-js installed cost a PDF parse 16-18% of its time (`push`
+// alone was the top function of its profile: `pdf` benchmark, 54.9 against 63.9 pages/s), and slow
+// every other user of the thread too.
+restoreNativeBuiltins();
 
 const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 

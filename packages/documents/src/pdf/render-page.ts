@@ -1,5 +1,4 @@
-import { OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PdfDocument, PdfPage } from './pdfjs.js';
+import { OPS, type PdfDocument, type PdfPage } from './pdfjs.js';
 
 /** Target resolution of page images for OCR, and the cap on their long side (pixels). */
 const OCR_DPI = 300;
