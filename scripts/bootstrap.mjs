@@ -47,15 +47,27 @@ function ensureSystemPackages({ chromium, prometheus }) {
   if (!has('tesseract')) missing.push('tesseract-ocr');
   if (prometheus && !(has('promtool') && has('prometheus'))) missing.push('prometheus');
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (shell && isRoot && has('apt-get')) missing.push('chromium-headless-shell');
-  else if (shell) console.warn('[bootstrap] chromium-headless-shell is not installed: the browser role uses the full Chromium, slower per page (apt-get install chromium-headless-shell)');
-  if (missing.length === 0) return;
-  const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
-  if (!isRoot || !has('apt-get')) {
-    console.error(`Trawl needs ${missing.join(' and ')}. Install with:\n\n  sudo sh -c '${cmd}'\n\nthen run this command again.`);
-    process.exit(1);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (missing.length > 0) {
+    const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
+    if (!isRoot || !has('apt-get')) {
+      console.error(`Trawl needs ${missing.join(' and ')}. Install with:\n\n  sudo sh -c '${cmd}'\n\nthen run this command again.`);
+      process.exit(1);
+    }
+    run(cmd, { env });
   }
-  run(cmd, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (!shell) return;
+  // Optional, in a command of its own: a distribution without the package still gets a working setup.
+  const advice = '[bootstrap] chromium-headless-shell is not installed: the standard browser uses the full Chromium, slower per page (apt-get install chromium-headless-shell)';
+  if (!isRoot || !has('apt-get')) {
+    console.warn(advice);
+    return;
+  }
+  try {
+    run(`${missing.length > 0 ? '' : 'apt-get update && '}apt-get install -y chromium-headless-shell`, { env });
+  } catch {
+    console.warn(advice);
+  }
 }
 
 function stamp(name, content) {
