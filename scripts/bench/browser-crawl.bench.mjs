@@ -221,14 +221,17 @@ async function trawlCrawl() {
       }
       next = page.next;
     }
-    const errors = docs === 0 ? await (await fetch(`${url}/v2/crawl/${started.id}/errors`, { headers })).json().catch(() => undefined) : undefined;
+    const errorList = await (await fetch(`${url}/v2/crawl/${started.id}/errors`, { headers })).json().catch(() => undefined);
+    const errors = docs === 0 ? errorList : undefined;
+    // Requests the crawl made to the site's pages: each document and each listed failure (its broken links).
+    const requests = docs + (Array.isArray(errorList?.errors) ? errorList.errors.length : 0);
     const chromiumDuring = [...rss.chromium];
     child.stdin.write('stop\n');
     await next();
     await exited;
     const leftAfterStop = chromiumDuring.filter(alive);
     return {
-      crawler: 'trawl', status: status.status, pages: status.completed ?? docs, docs, elapsedMs,
+      crawler: 'trawl', status: status.status, pages: status.completed ?? docs, docs, requests, elapsedMs,
       pagesPerSec: (status.completed ?? docs) / (elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, samples: rss.samples,
       engines: Object.fromEntries(engines), ...(errors ? { errors: JSON.stringify(errors).slice(0, 600) } : {}), chromiumSeen: chromiumDuring.length, chromiumTypes: rss.types, chromiumLeftAfterStop: leftAfterStop.length,
     };
@@ -323,6 +326,10 @@ if (trawl && !trawl.skipped && crawlee && !crawlee.skipped) {
   // Crawlee's "pages" are its handler calls, non-2xx pages (the mirror's 404 links) included; Trawl's are
   // completed documents. On 2xx pages only:
   console.log(`Trawl / PlaywrightCrawler on 2xx pages per second: ${((trawl.pages / trawl.elapsedMs) / (crawlee.ok / crawlee.elapsedMs)).toFixed(2)}x (Trawl ${trawl.pages}, Crawlee ${crawlee.ok} 2xx pages)`);
+  // Per request, as the HTTP crawl bench counts Jena: Trawl's documents and listed failures, Crawlee's
+  // handler calls and failed requests.
+  const crawleeRequests = crawlee.pages + crawlee.failed;
+  console.log(`Trawl / PlaywrightCrawler per request: ${((trawl.requests / trawl.elapsedMs) / (crawleeRequests / crawlee.elapsedMs)).toFixed(2)}x (Trawl ${trawl.requests}, Crawlee ${crawleeRequests} requests)`);
   // The same site crawled to its end by both: how much sooner Trawl had all of it.
   console.log(`PlaywrightCrawler's time / Trawl's to crawl the whole site: ${(crawlee.elapsedMs / trawl.elapsedMs).toFixed(2)}x (${(crawlee.elapsedMs / 1000).toFixed(1)} s against ${(trawl.elapsedMs / 1000).toFixed(1)} s); Chromium binary ${CHROMIUM}`);
 }
