@@ -77,10 +77,12 @@ export const workerConfigSchema = z.object({
   /** Chromium binary of the browser role. Default `/usr/bin/chromium` (Debian's package). */
   TRAWL_CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
   /**
-   * Chromium's headless shell (Debian's `chromium-headless-shell`): the standard browser when the file
-   * exists (lighter per page); the stealth browser stays `TRAWL_CHROMIUM_PATH`. Empty: never.
+   * Chromium's headless shell (Debian's `chromium-headless-shell`; the binary, not its /usr/bin wrapper
+   * script): the standard browser when the file exists (lighter per page); the stealth browser stays
+   * `TRAWL_CHROMIUM_PATH`. Unset: `/usr/lib/chromium/chromium-headless-shell` while `TRAWL_CHROMIUM_PATH`
+   * is the default, else never. Empty: never.
    */
-  TRAWL_CHROMIUM_HEADLESS_SHELL_PATH: z.string().default('/usr/lib/chromium/chromium-headless-shell'),
+  TRAWL_CHROMIUM_HEADLESS_SHELL_PATH: z.string().optional(),
   /** A browser is replaced after this many pages. Default 200. */
   TRAWL_BROWSER_RECYCLE_PAGES: envInt(200, { min: 1 }),
   /** A browser is replaced when its processes use more memory than this, MiB. Default 1536. */

@@ -350,7 +350,7 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
   const { AdBlocker, BrowserFetcher, BrowserPool, adBlockPlugin, cookieConsentPlugin, loadConsentAssets } = await import('@trawl/browser');
   const pool = new BrowserPool({
     executablePath: config.TRAWL_CHROMIUM_PATH,
-    headlessShellPath: config.TRAWL_CHROMIUM_HEADLESS_SHELL_PATH || null,
+    ...(config.TRAWL_CHROMIUM_HEADLESS_SHELL_PATH !== undefined ? { headlessShellPath: config.TRAWL_CHROMIUM_HEADLESS_SHELL_PATH || null } : {}),
     recycleAfterContexts: config.TRAWL_BROWSER_RECYCLE_PAGES,
     recycleAboveRssBytes: config.TRAWL_BROWSER_MAX_RSS_MB * 1024 * 1024,
     pageMaxRssBytes: config.TRAWL_BROWSER_PAGE_MAX_MB * 1024 * 1024,
@@ -361,6 +361,7 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
       metrics.browserEvents.inc({ event: event.type, flavor: event.flavor });
       if (event.type === 'crashed') logger.warn(event, 'browser crashed');
       else if (event.type === 'page-killed') logger.warn(event, 'browser page killed past its memory limit');
+      else if (event.type === 'shell-failed') logger.warn(event, 'the headless shell did not start: the standard browser uses TRAWL_CHROMIUM_PATH');
       else logger.info(event, `browser ${event.type}`);
     },
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { EventEmitter, once } from 'node:events';
 import { TrawlError, actionSchema, type ActionInput } from '@trawl/api-schema';
-import { HttpFetcher } from '@trawl/scrape-engine';
+import { DEFAULT_USER_AGENT, HttpFetcher } from '@trawl/scrape-engine';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
@@ -118,6 +118,16 @@ beforeAll(async () => {
       seen.push({ path: '/attachment', headers: req.headers });
       res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="a.csv"' }).end('a,b\n1,2\n');
     })
+    .route('/private.pdf', (req, res) => {
+      seen.push({ path: '/private.pdf', headers: req.headers });
+      if (req.headers.authorization !== `Basic ${Buffer.from('alice:pa ss').toString('base64')}`) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="t"' }).end();
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF_BYTES);
+    })
+    // window.open without a user gesture, and what the page's scripts see of the user agent's hints.
+    .page('/opens-window', `<html><body><p id="r"></p><script>
+      document.getElementById('r').textContent = 'opened:' + (window.open('/plain', '_blank') !== null);</script></body></html>`)
+    .page('/hints', `<html><body><p id="r"></p><script>
+      document.getElementById('r').textContent = JSON.stringify(navigator.userAgentData ? navigator.userAgentData.brands : null);</script></body></html>`)
     // Content written a second after the document loaded: only a page that waits (waitFor) has it.
     .route('/late-content', (req, res) => {
       const status = new URL(req.url ?? '/', 'http://x').searchParams.get('status') ?? '200';
@@ -284,8 +294,18 @@ describe('BrowserFetcher', () => {
     expect(pdf).toMatchObject({ statusCode: 200, contentType: 'application/pdf', kind: 'pdf', requestedUrl: site.url('/file.pdf') });
     expect(pdf.body?.equals(PDF_BYTES)).toBe(true);
     expect(seen.filter((r) => r.path === '/file.pdf').at(-1)?.headers.cookie).toBe('team=blue');
-    const csv = await withDownloads.fetch(request('/attachment'));
+    const csv = await withDownloads.fetch(request('/attachment', { userAgent: 'TrawlTestAgent/1.0', location: { languages: ['de-DE'] } }));
     expect(csv).toMatchObject({ statusCode: 200, kind: 'text', text: 'a,b\n1,2\n' });
+    // The download goes out as the browser's request would: its user agent and languages.
+    const asked = seen.filter((r) => r.path === '/attachment').at(-1)?.headers;
+    expect(asked?.['user-agent']).toBe('TrawlTestAgent/1.0');
+    expect(String(asked?.['accept-language'])).toMatch(/^de-DE/);
+    // The URL's credentials answer its origin's challenge on the download too.
+    const withCredentials = new URL(site.url('/private.pdf'));
+    withCredentials.username = 'alice';
+    withCredentials.password = encodeURIComponent('pa ss');
+    const privatePdf = await withDownloads.fetch(request('/private.pdf', { url: withCredentials.href }));
+    expect(privatePdf).toMatchObject({ statusCode: 200, kind: 'pdf', requestedUrl: site.url('/private.pdf') });
     // Without an http engine, a download is a clear failure.
     const err = await fetcher.fetch(request('/attachment')).catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('SCRAPE_FAILED');
@@ -302,6 +322,15 @@ describe('BrowserFetcher', () => {
     ]);
     expect(kept.text).toContain('<div id="late">Written late</div>');
     expect(ok.text).toContain('<div id="late">Written late</div>');
+  });
+
+  it('opens no window without a user gesture, and its client hints carry the user agent\'s brand, not a headless one', async () => {
+    const opened = await fetcher.fetch(request('/opens-window'));
+    expect(opened.text).toContain('opened:false');
+    const hints = await fetcher.fetch(request('/hints'));
+    const brands = JSON.parse(/<p id="r">([^<]*)<\/p>/.exec(hints.text ?? '')?.[1] ?? 'null') as Array<{ brand: string; version: string }> | null;
+    expect(brands).toContainEqual({ brand: 'Google Chrome', version: /Chrome\/(\d+)/.exec(DEFAULT_USER_AGENT)?.[1] });
+    expect(JSON.stringify(brands)).not.toMatch(/Headless/i);
   });
 
   it('starts from a storage state and returns the new one', async () => {

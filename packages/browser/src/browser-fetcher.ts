@@ -1,12 +1,12 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
 import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
 import {
-  DEFAULT_USER_AGENT, abortError, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
+  DEFAULT_USER_AGENT, abortError, acceptLanguageFor, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
   type EgressProxy, type EgressRoute, type FetchRequest, type FetchResult, type Fetcher, type ProxyEndpoint,
 } from '@trawl/scrape-engine';
 import { egressContextProxy } from './egress-context-proxy.js';
 import type { BrowserFlavor, BrowserPool } from './browser-pool.js';
-import { buildEmulation } from './emulation.js';
+import { buildEmulation, userAgentMetadata, type Emulation, type UserAgentMetadata } from './emulation.js';
 import { mapNavigationError } from './navigation-error.js';
 import { capturePage } from './page-capture.js';
 import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
@@ -181,13 +181,18 @@ function languagesOf(acceptLanguage: string | undefined): string[] | undefined {
 /**
  * Playwright derives Accept-Language and `navigator.languages` from the context's single `locale`,
  * and its override beats extra headers; the whole preference list is set on the page through the
- * protocol instead (Chromium adds the q-values: `de-DE,de;q=0.9`).
+ * protocol instead (Chromium adds the q-values: `de-DE,de;q=0.9`). With `metadata`, the client hints
+ * (`sec-ch-ua*`, `navigator.userAgentData`) match the user agent too.
  */
-async function overrideLanguages(context: BrowserContext, page: Page, userAgent: string | undefined, languages: readonly string[]): Promise<void> {
-  if (!userAgent || languages.length === 0) return;
+async function overrideUserAgent(
+  context: BrowserContext, page: Page, userAgent: string | undefined, languages: readonly string[], metadata: UserAgentMetadata | undefined,
+): Promise<void> {
+  if (!userAgent || (languages.length === 0 && !metadata)) return;
   const cdp = await context.newCDPSession(page);
   // The session stays attached: detaching it would drop the override. It ends with the page.
-  await cdp.send('Emulation.setUserAgentOverride', { userAgent, acceptLanguage: languages.join(',') });
+  await cdp.send('Emulation.setUserAgentOverride', {
+    userAgent, ...(languages.length ? { acceptLanguage: languages.join(',') } : {}), ...(metadata ? { userAgentMetadata: metadata } : {}),
+  });
 }
 
 /**
@@ -346,7 +351,11 @@ export class BrowserFetcher implements Fetcher {
           context.on('page', (other) => { if (other !== page) void other.close().catch(() => undefined); });
           // A crashed renderer never serves another page of the session.
           page.on('crash', () => lease.discard());
-          await overrideLanguages(context, page, contextOptions.userAgent, emulation.languages);
+          // The standard browser's client hints are made to match its user agent (the headless shell's
+          // own say `HeadlessChrome`); the stealth browser's plugin sets its own.
+          const ua = contextOptions.userAgent;
+          const metadata = flavor === 'standard' && ua ? userAgentMetadata(ua, context.browser()?.version() ?? '', contextOptions.isMobile === true) : undefined;
+          await overrideUserAgent(context, page, ua, emulation.languages, metadata);
           setup = { page, sessions, route: opened };
           lease.state.set(SETUP, setup);
         } else if (setup.route) {
@@ -354,6 +363,7 @@ export class BrowserFetcher implements Fetcher {
           setup.route.lastRefusal = undefined;
         }
         const { page, sessions, route } = setup;
+        const downloadContext = { emulation, userAgent: contextOptions.userAgent, credentials, started };
         const onCrash = () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)'));
         page.on('crash', onCrash);
         const network = new NetworkTracker(context);
@@ -361,9 +371,9 @@ export class BrowserFetcher implements Fetcher {
         try {
           const response = await this.navigate(page, run, remaining, route);
           const ttfbMs = Date.now() - started;
-          if (response instanceof NotRendered) return await this.download(context, run, response.url, emulation);
+          if (response instanceof NotRendered) return await this.download(context, run, response.url, downloadContext);
           const result = await this.render(page, network, response, run, { remaining, sessions });
-          if (result instanceof NotRendered) return await this.download(context, run, result.url, emulation);
+          if (result instanceof NotRendered) return await this.download(context, run, result.url, downloadContext);
           // A later navigation of the page itself (script, meta refresh) to a refused address.
           mainFrame.throwIfRefused();
           return {
@@ -388,19 +398,37 @@ export class BrowserFetcher implements Fetcher {
   }
 
   /**
-   * The page as {@link BrowserFetcherOptions.downloads} fetches it, for a navigation to `url` the browser
-   * did not render, with the context's cookies for the URL.
+   * The page as {@link BrowserFetcherOptions.downloads} fetches it, for a navigation to `target` the
+   * browser did not render: with the context's cookies for the URL, the browser's user agent and
+   * languages, and the URL's credentials while it stays on their origin.
    */
   private async download(
-    context: BrowserContext, req: BrowserFetchRequest, url: string, emulation: { timezoneId: string; locale: string },
+    context: BrowserContext, req: BrowserFetchRequest, target: string,
+    ctx: { emulation: Emulation; userAgent: string | undefined; credentials: { username: string; password: string } | undefined; started: number },
   ): Promise<BrowserFetchResult> {
     const downloads = this.options.downloads;
     if (!downloads) throw new TrawlError('SCRAPE_FAILED', 'The browser does not render this page (a download), and no http engine is configured to fetch it');
+    const url = new URL(target);
+    if (ctx.credentials && url.origin === new URL(req.url).origin) {
+      url.username = encodeURIComponent(ctx.credentials.username);
+      url.password = encodeURIComponent(ctx.credentials.password);
+    }
     // The request's own cookies are in the jar since the context was set up.
-    const cookies = (await context.cookies(url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookies = (await context.cookies(target)).map((c) => `${c.name}=${c.value}`).join('; ');
     const headers = Object.fromEntries(Object.entries(req.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'cookie'));
-    const fetched = await downloads.fetch({ ...req, url, headers: cookies ? { ...headers, cookie: cookies } : headers });
-    return { ...fetched, requestedUrl: req.url, timezone: emulation.timezoneId, locale: emulation.locale };
+    const fetched = await downloads.fetch({
+      ...req, url: url.href, headers: cookies ? { ...headers, cookie: cookies } : headers,
+      ...(ctx.userAgent ? { userAgent: ctx.userAgent } : {}),
+      ...(ctx.emulation.languages.length ? { acceptLanguage: acceptLanguageFor(ctx.emulation.languages) } : {}),
+    });
+    return {
+      ...fetched,
+      requestedUrl: req.url,
+      timezone: ctx.emulation.timezoneId,
+      locale: ctx.emulation.locale,
+      timings: { ttfbMs: fetched.timings.ttfbMs, totalMs: Date.now() - ctx.started },
+      ...(req.captureStorageState ? { storageState: await context.storageState() } : {}),
+    };
   }
 
   private async navigate(page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined): Promise<Response | NotRendered> {

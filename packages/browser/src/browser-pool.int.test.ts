@@ -104,7 +104,7 @@ describe('BrowserPool', () => {
   });
 
   it('runs the standard browser on Chromium\'s headless shell when it is installed, the stealth one on the full browser', async () => {
-    const binaries = async (options: { headlessShellPath?: string | null }, flavor: 'standard' | 'stealth') => {
+    const binaries = async (options: { headlessShellPath?: string | null; executablePath?: string }, flavor: 'standard' | 'stealth', failed: string[] = []) => {
       const events: BrowserPoolEvent[] = [];
       const pool = new BrowserPool({ ...options, onEvent: (e) => events.push(e) });
       pools.push(pool);
@@ -113,6 +113,7 @@ describe('BrowserPool', () => {
       });
       expect(r.text).toContain('Plain page');
       await pool.close();
+      failed.push(...events.flatMap((e) => (e.type === 'shell-failed' ? [e.executablePath] : [])));
       return events.flatMap((e) => (e.type === 'launched' ? [e.executablePath] : []));
     };
     const shellInstalled = existsSync(HEADLESS_SHELL_PATH);
@@ -120,6 +121,11 @@ describe('BrowserPool', () => {
     expect(await binaries({}, 'stealth')).toEqual(['/usr/bin/chromium']);
     expect(await binaries({ headlessShellPath: null }, 'standard')).toEqual(['/usr/bin/chromium']);
     expect(await binaries({ headlessShellPath: '/nonexistent/headless-shell' }, 'standard')).toEqual(['/usr/bin/chromium']);
+    // An operator's own Chromium is not swapped for the shell; a shell that does not start is dropped.
+    expect(await binaries({ executablePath: '/usr/lib/chromium/chromium' }, 'standard')).toEqual(['/usr/lib/chromium/chromium']);
+    const failed: string[] = [];
+    expect(await binaries({ headlessShellPath: '/bin/false' }, 'standard', failed)).toEqual(['/usr/bin/chromium']);
+    expect(failed).toEqual(['/bin/false']);
   });
 
   it('finds its own browser process when another pool\'s browser already runs in the process', async () => {

@@ -61,6 +61,9 @@ export const POOL_FEATURE_ARGS: readonly string[] = [
  */
 export const HEADLESS_SHELL_PATH = '/usr/lib/chromium/chromium-headless-shell';
 
+/** Debian's Chromium. */
+const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
 /** Options of {@link BrowserPool}. */
 export interface BrowserPoolOptions {
   /** Chromium binary: the stealth flavor's, and the standard one's without a headless shell. Default `/usr/bin/chromium` (Debian's). */
@@ -71,8 +74,10 @@ export interface BrowserPoolOptions {
    * Its browser process and compositor do less per page (140 Jena pages through the pool alone, 4 at a
    * time, a scratch measurement: browser process CPU 3.8 against 9.5 s, GPU process 2.2 against 4.2 s,
    * pages/s +25-40%; `scripts/bench/browser-crawl.bench.mjs`: Trawl's crawl 42 s against 67-69 s). The
-   * stealth flavor keeps the full browser, whose headless mode shows fewer automation tells. `null`:
-   * never. Default {@link HEADLESS_SHELL_PATH}.
+   * stealth flavor keeps the full browser, whose headless mode shows fewer automation tells. It must be
+   * the binary, not a wrapper script that runs it as a child (the pool watches and kills the browser
+   * process). A shell that fails to launch is dropped for `executablePath`. `null`: never. Default
+   * {@link HEADLESS_SHELL_PATH} when `executablePath` is the default, else never.
    */
   headlessShellPath?: string | null;
   /** A browser is replaced once it has served this many contexts (jobs). Default 200. */
@@ -155,6 +160,7 @@ interface SessionContext {
 
 export type BrowserPoolEvent =
   | { type: 'launched'; flavor: BrowserFlavor; pid: number | undefined; ms: number; executablePath: string }
+  | { type: 'shell-failed'; flavor: BrowserFlavor; executablePath: string; message: string }
   | { type: 'crashed'; flavor: BrowserFlavor; pid: number | undefined }
   | { type: 'recycled'; flavor: BrowserFlavor; reason: 'contexts' | 'memory' | 'unresponsive' }
   | { type: 'page-killed'; flavor: BrowserFlavor; pid: number; rssBytes: number };
@@ -189,7 +195,7 @@ interface BrowserEntry {
  */
 export class BrowserPool {
   private readonly executablePath: string;
-  private readonly standardPath: string;
+  private standardPath: string;
   private readonly recycleAfterContexts: number;
   private readonly recycleAboveRssBytes: number;
   private readonly extraArgs: readonly string[];
@@ -211,8 +217,10 @@ export class BrowserPool {
   private stealthLauncher: ReturnType<typeof addExtra<typeof chromium>> | undefined;
 
   constructor(private readonly options: BrowserPoolOptions = {}) {
-    this.executablePath = options.executablePath ?? '/usr/bin/chromium';
-    const shell = options.headlessShellPath === undefined ? HEADLESS_SHELL_PATH : options.headlessShellPath;
+    this.executablePath = options.executablePath ?? DEFAULT_CHROMIUM_PATH;
+    // A Chromium of the operator's own choosing is not swapped for Debian's shell unless it is asked for.
+    const shell = options.headlessShellPath !== undefined ? options.headlessShellPath
+      : this.executablePath === DEFAULT_CHROMIUM_PATH ? HEADLESS_SHELL_PATH : null;
     this.standardPath = shell !== null && existsSync(shell) ? shell : this.executablePath;
     this.recycleAfterContexts = options.recycleAfterContexts ?? 200;
     this.recycleAboveRssBytes = options.recycleAboveRssBytes ?? 1.5 * 1024 ** 3;
@@ -397,9 +405,8 @@ export class BrowserPool {
     // pools (or one left over by an earlier test) shared the process, and the memory watch then
     // watched the wrong renderers.
     const launchTag = `--trawl-launch=${randomUUID()}`;
-    entry.browser = launcher
-      .launch({
-        executablePath,
+    const launchWith = (path: string) => launcher.launch({
+        executablePath: path,
         args: [
           launchTag,
           ...CHROMIUM_ARGS,
@@ -416,11 +423,22 @@ export class BrowserPool {
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
+      });
+    let launchedPath = executablePath;
+    entry.browser = launchWith(executablePath)
+      .catch((err: unknown) => {
+        // A headless shell that does not start (a package of another version, a broken install) is
+        // dropped for the full browser, for this launch and every later one.
+        if (executablePath === this.executablePath) throw err;
+        this.standardPath = this.executablePath;
+        this.options.onEvent?.({ type: 'shell-failed', flavor, executablePath, message: err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err) });
+        launchedPath = this.executablePath;
+        return launchWith(this.executablePath);
       })
       .then(async (browser: Browser) => {
         entry.pid = await taggedBrowserPid(launchTag);
         this.counters.launches += 1;
-        this.options.onEvent?.({ type: 'launched', flavor, pid: entry.pid, ms: Date.now() - started, executablePath });
+        this.options.onEvent?.({ type: 'launched', flavor, pid: entry.pid, ms: Date.now() - started, executablePath: launchedPath });
         browser.on('disconnected', () => {
           if (entry.closing) return;
           entry.crashed = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildEmulation, localeForCountry, timezoneForCountry } from './emulation.js';
+import { buildEmulation, localeForCountry, timezoneForCountry, userAgentMetadata } from './emulation.js';
 import { cookiesFromHeader } from './browser-fetcher.js';
 
 describe('emulation', () => {
@@ -28,5 +28,23 @@ describe('cookiesFromHeader', () => {
       { name: 'a', value: '1', url: 'https://shop.test:8443/' },
       { name: 'b', value: 'two=2', url: 'https://shop.test:8443/' },
     ]);
+  });
+
+  it('makes client hints that match the user agent, never the browser\'s own headless brand', () => {
+    const windows = userAgentMetadata('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36', '156.0.8078.108', false);
+    expect(windows).toMatchObject({ platform: 'Windows', platformVersion: '10.0.0', architecture: 'x86', bitness: '64', mobile: false, model: '' });
+    expect(windows.brands).toContainEqual({ brand: 'Google Chrome', version: '140' });
+    expect(windows.brands).toContainEqual({ brand: 'Chromium', version: '140' });
+    expect(windows.fullVersionList).toContainEqual({ brand: 'Google Chrome', version: '140.0.0.0' });
+    const phone = userAgentMetadata('Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.7390.37 Mobile Safari/537.36', '156.0.8078.108', true);
+    expect(phone).toMatchObject({ platform: 'Android', platformVersion: '14', mobile: true, model: 'Pixel 7', architecture: '' });
+    expect(phone.fullVersionList).toContainEqual({ brand: 'Google Chrome', version: '141.0.7390.37' });
+    const mac = userAgentMetadata('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/139.0.0.0 Safari/537.36', '156.0.8078.108', false);
+    expect(mac).toMatchObject({ platform: 'macOS', platformVersion: '10.15.7' });
+    // Not a Chrome user agent: Chromium's brand at the browser's version, no Chrome brand.
+    const bot = userAgentMetadata('MyCrawler/2.0 (+https://example.com/bot)', '156.0.8078.108', false);
+    expect(bot.brands.map((b) => b.brand)).toEqual(['Not)A;Brand', 'Chromium']);
+    expect(bot.brands).toContainEqual({ brand: 'Chromium', version: '156' });
+    for (const m of [windows, phone, mac, bot]) expect(JSON.stringify(m)).not.toMatch(/Headless/i);
   });
 });

@@ -76,3 +76,51 @@ export function buildEmulation(input: EmulationInput): Emulation {
     languages: expandLanguages(languages),
   };
 }
+
+/** Client hints of a user agent (`sec-ch-ua*` headers, `navigator.userAgentData`), as the protocol takes them. */
+export interface UserAgentMetadata {
+  brands: Array<{ brand: string; version: string }>;
+  fullVersionList: Array<{ brand: string; version: string }>;
+  platform: string;
+  platformVersion: string;
+  architecture: string;
+  model: string;
+  mobile: boolean;
+  bitness: string;
+  wow64: boolean;
+}
+
+/**
+ * Client hints that tell the same story as `userAgent`: a Chrome user agent gets Chrome's brands at
+ * its version and its platform; any other gets Chromium's brand at `browserVersion`. Without them a
+ * page or a server sees the browser's own hints beside the overridden user agent: another version,
+ * and for Chromium's headless shell the brand `HeadlessChrome`.
+ */
+export function userAgentMetadata(userAgent: string, browserVersion: string, mobile: boolean): UserAgentMetadata {
+  const chrome = /(?:Chrome|CriOS)\/(\d+)((?:\.\d+)*)/.exec(userAgent);
+  const major = chrome?.[1] ?? browserVersion.split('.')[0] ?? '0';
+  const full = chrome ? `${major}${chrome[2] || '.0.0.0'}` : browserVersion;
+  const brands = [
+    { brand: 'Not)A;Brand', version: '8' },
+    { brand: 'Chromium', version: major },
+    ...(chrome ? [{ brand: 'Google Chrome', version: major }] : []),
+  ];
+  const fullVersionList = [
+    { brand: 'Not)A;Brand', version: '8.0.0.0' },
+    { brand: 'Chromium', version: full },
+    ...(chrome ? [{ brand: 'Google Chrome', version: full }] : []),
+  ];
+  const android = /Android\s*([\d.]*)/.exec(userAgent);
+  const mac = /Mac OS X ([\d_]+)/.exec(userAgent);
+  const [platform, platformVersion] = android ? ['Android', android[1] || '10']
+    : /Windows/.test(userAgent) ? ['Windows', '10.0.0']
+      : mac ? ['macOS', mac[1]!.replace(/_/g, '.')]
+        : /CrOS/.test(userAgent) ? ['Chrome OS', '']
+          : /Linux|X11/.test(userAgent) ? ['Linux', ''] : ['', ''];
+  const model = android ? (/;\s*([^;)]+?)\s*(?:Build\/[^;)]*)?\)/.exec(userAgent.slice(android.index))?.[1] ?? '') : '';
+  return {
+    brands, fullVersionList, platform: platform!, platformVersion: platformVersion!,
+    architecture: android || mobile ? '' : 'x86', model: model === 'K' ? '' : model, mobile: mobile || android !== null,
+    bitness: android || mobile ? '' : '64', wow64: false,
+  };
+}
