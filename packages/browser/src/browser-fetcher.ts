@@ -199,9 +199,12 @@ async function overrideUserAgent(
  * Follows the main frame's navigations after the first: the last one refused by the egress (an
  * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
  * the http engine reports it. Refused subresources are not followed: the page is fine without them.
+ * It also keeps the URL of the main frame's last response (a navigation turned download comes from it).
  */
-function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void; dispose(): void } {
+function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void; lastResponseUrl(): string | undefined; dispose(): void } {
   let refused: ErrorCode | undefined;
+  // Where the last main-frame response came from (redirects followed): a download's URL.
+  let lastUrl: string | undefined;
   // request.frame() throws for requests without a frame (service workers): an event handler must not.
   const isMainNavigation = (request: Request) => {
     try {
@@ -213,6 +216,7 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRe
   const onResponse = (response: Response) => {
     const request = response.request();
     if (!isMainNavigation(request)) return;
+    lastUrl = response.url();
     const code = response.headers()['x-trawl-error'];
     refused = code !== undefined && isErrorCode(code) ? code : undefined;
   };
@@ -228,6 +232,7 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRe
     throwIfRefused() {
       if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
     },
+    lastResponseUrl: () => lastUrl,
     dispose() {
       page.off('response', onResponse);
       page.off('requestfailed', onRequestFailed);
@@ -369,7 +374,7 @@ export class BrowserFetcher implements Fetcher {
         const network = new NetworkTracker(context);
         const mainFrame = watchMainFrame(page, route);
         try {
-          const response = await this.navigate(page, run, remaining, route);
+          const response = await this.navigate(page, run, remaining, route, () => mainFrame.lastResponseUrl());
           const ttfbMs = Date.now() - started;
           if (response instanceof NotRendered) return await this.download(context, run, response.url, downloadContext);
           const result = await this.render(page, network, response, run, { remaining, sessions });
@@ -407,7 +412,7 @@ export class BrowserFetcher implements Fetcher {
     ctx: { emulation: Emulation; userAgent: string | undefined; credentials: { username: string; password: string } | undefined; started: number },
   ): Promise<BrowserFetchResult> {
     const downloads = this.options.downloads;
-    if (!downloads) throw new TrawlError('SCRAPE_FAILED', 'The browser does not render this page (a download), and no http engine is configured to fetch it');
+    if (!downloads) throw new TrawlError('SCRAPE_FAILED', 'The browser does not render this page (a download or a PDF), and no http engine is configured to fetch it');
     const url = new URL(target);
     if (ctx.credentials && url.origin === new URL(req.url).origin) {
       url.username = encodeURIComponent(ctx.credentials.username);
@@ -431,30 +436,21 @@ export class BrowserFetcher implements Fetcher {
     };
   }
 
-  private async navigate(page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined): Promise<Response | NotRendered> {
+  /** `lastResponseUrl`: where the main frame's last response came from (a download's URL). */
+  private async navigate(
+    page: Page, req: BrowserFetchRequest, remaining: () => number, route: EgressRoute | undefined, lastResponseUrl: () => string | undefined,
+  ): Promise<Response | NotRendered> {
     let response: Response | null;
-    // The URL of the last main-frame navigation response: where a download (redirects followed) came from.
-    let lastUrl = req.url;
-    const onResponse = (r: Response) => {
-      try {
-        if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastUrl = r.url();
-      } catch {
-        // a response without a frame (service worker)
-      }
-    };
-    page.on('response', onResponse);
     try {
       response = await page.goto(req.url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, remaining()) });
     } catch (err) {
       if (req.signal.aborted) throw abortError(req.signal);
-      if (/Download is starting/.test(String((err as Error).message)) && this.options.downloads) return new NotRendered(lastUrl);
+      if (/Download is starting/.test(String((err as Error).message))) return new NotRendered(lastResponseUrl() ?? req.url);
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
         throw new TrawlError(refusal.code, refusalMessage(refusal.code), { retryable: refusal.code === 'SCRAPE_PROXY_ERROR', details: { host: refusal.host }, cause: err });
       }
       throw mapNavigationError(err, remaining());
-    } finally {
-      page.off('response', onResponse);
     }
     if (!response) throw new TrawlError('SCRAPE_FAILED', 'The browser got no response for the page');
     return response;
@@ -473,7 +469,7 @@ export class BrowserFetcher implements Fetcher {
     if (refused && isErrorCode(refused)) throw new TrawlError(refused, refusalMessage(refused));
     const { mimeType: declared, charset: declaredCharset } = parseContentType(responseHeaders['content-type']);
     // The full browser shows a PDF in its viewer: the response's body is then the viewer's page.
-    if (declared === 'application/pdf' && this.options.downloads) return new NotRendered(response.url());
+    if (declared === 'application/pdf') return new NotRendered(response.url());
     if (declared && !/html|xml/.test(declared)) {
       // Not a page (a PDF, JSON, an image): the body as served, for the same pipeline as plain HTTP.
       const body = await response.body();
