@@ -101,6 +101,12 @@ export const workerConfigSchema = z.object({
   TRAWL_BROWSER_SESSION_IDLE_MS: envInt(5000, { min: 0, max: 600_000 }),
   /** Longest smart wait (network quiet, DOM stable) before capture, ms. Default 8000. */
   TRAWL_BROWSER_SMART_WAIT_MS: envInt(8000, { min: 0, max: 60_000 }),
+  /**
+   * The standard browser does not load images, fonts, audio or video (by URL extension) for pages
+   * without a screenshot or actions: the HTML, markdown and links are the same, rendered sooner and
+   * with less CPU. false loads them as a visitor's browser would. Default true.
+   */
+  TRAWL_BROWSER_SKIP_MEDIA: envBoolean(true),
   /** Extra Chromium flags, comma-separated (e.g. `--host-resolver-rules=...`). Default none. */
   TRAWL_BROWSER_EXTRA_ARGS: envList(),
   /**

@@ -376,9 +376,9 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
   const fetcher = new BrowserFetcher({
     pool,
     egress,
-    // The ad blocker goes last: it must judge each request before other route handlers.
     plugins: [cookieConsentPlugin(consent, (err) => logger.debug({ err }, 'cookie consent error')), adBlockPlugin(blocker)],
     smartWaitMaxMs: config.TRAWL_BROWSER_SMART_WAIT_MS,
+    skipMedia: config.TRAWL_BROWSER_SKIP_MEDIA,
     // Downloads and PDFs (which Chromium does not render) are fetched by the http engine.
     downloads,
     ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),

@@ -22,6 +22,10 @@ function request(path: string, extra: Partial<BrowserFetchRequest> = {}): Browse
   return { url: site.url(path), signal: AbortSignal.timeout(timeoutMs), timeoutMs, maxBytes: 5_000_000, ...extra };
 }
 
+/** A 1x1 transparent PNG. */
+const MEDIA_FILES = ['/m/a.png', '/m/b.JPG', '/m/clip.mp4', '/m/font.woff2', '/m/plain'];
+const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
 const actions = (list: ActionInput[]) => list.map((a) => actionSchema.parse(a));
 
 function pngSize(buf: Buffer): { width: number; height: number } {
@@ -134,10 +138,20 @@ beforeAll(async () => {
       res.writeHead(Number(status), { 'content-type': 'text/html' }).end(`<html><body><p>Static text</p><div id="late"></div>
         <script>setTimeout(() => { document.getElementById('late').textContent = 'Written late'; }, 1000);</script></body></html>`);
     })
+    // A page with images, a web font and a video; each file's request is recorded.
+    .page('/media', `<html><head><style>@font-face { font-family: F; src: url(/m/font.woff2); } p { font-family: F; }</style></head>
+      <body><p>Media page</p><img src="/m/a.png" alt="a"><img src="/m/b.JPG?v=2" alt="b"><img src="/m/plain" alt="c">
+      <video src="/m/clip.mp4" autoplay muted></video></body></html>`)
     .route('/basic', (req, res) => {
       if (req.headers.authorization === `Basic ${Buffer.from('alice:pa ss').toString('base64')}`) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>members only</p>');
       res.writeHead(401, { 'www-authenticate': 'Basic realm="t"', 'content-type': 'text/html' }).end('<p>who are you</p>');
     });
+  for (const path of MEDIA_FILES) {
+    site.route(path, (req, res) => {
+      seen.push({ path, headers: req.headers });
+      res.writeHead(200, { 'content-type': path.endsWith('.png') ? 'image/png' : 'application/octet-stream' }).end(PNG_1X1);
+    });
+  }
   await site.start();
   pool = new BrowserPool({ recycleAfterContexts: 6 });
   fetcher = new BrowserFetcher({ pool, smartWaitMaxMs: 3000 });
@@ -322,6 +336,31 @@ describe('BrowserFetcher', () => {
     ]);
     expect(kept.text).toContain('<div id="late">Written late</div>');
     expect(ok.text).toContain('<div id="late">Written late</div>');
+  });
+
+  it('skips images, fonts and video (by extension) for a page only read, and loads them for a screenshot or actions', async () => {
+    const skipping = new BrowserFetcher({ pool, smartWaitMaxMs: 3000, skipMedia: true });
+    const media = () => seen.splice(0).map((r) => r.path).filter((path) => path.startsWith('/m/')).sort();
+    seen.length = 0;
+    const read = await skipping.fetch(request('/media'));
+    expect(read.text).toContain('<img src="/m/a.png" alt="a">');
+    // A URL without a media extension still loads.
+    expect(media()).toEqual(['/m/plain']);
+    // A navigation to an image is not a subresource: it loads.
+    const image = await skipping.fetch(request('/m/a.png'));
+    expect(image.statusCode).toBe(200);
+    expect(image.body?.equals(PNG_1X1)).toBe(true);
+    expect(media()).toEqual(['/m/a.png']);
+    const all = MEDIA_FILES.slice().sort();
+    await skipping.fetch(request('/media', { screenshot: { fullPage: false } }));
+    expect([...new Set(media())]).toEqual(all);
+    await skipping.fetch(request('/media', { actions: actions([{ type: 'wait', milliseconds: 10 }]) }));
+    expect([...new Set(media())]).toEqual(all);
+    // The stealth browser and a fetcher without the option load what a visitor's browser would.
+    await skipping.fetch(request('/media', { stealth: true }));
+    expect([...new Set(media())]).toEqual(all);
+    await fetcher.fetch(request('/media'));
+    expect([...new Set(media())]).toEqual(all);
   });
 
   it('opens no window without a user gesture, and its client hints carry the user agent\'s brand, not a headless one', async () => {

@@ -1,5 +1,5 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
-import type { BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, CDPSession, Page, Request, Response } from 'playwright-core';
 import {
   DEFAULT_USER_AGENT, abortError, acceptLanguageFor, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
   type EgressProxy, type EgressRoute, type FetchRequest, type FetchResult, type Fetcher, type ProxyEndpoint,
@@ -10,6 +10,7 @@ import { buildEmulation, userAgentMetadata, type Emulation, type UserAgentMetada
 import { mapNavigationError } from './navigation-error.js';
 import { capturePage } from './page-capture.js';
 import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
+import { MEDIA_URL_PATTERNS } from './skip-media.js';
 import { NetworkTracker, PENDING_WORK_SCRIPT, abortableDelay, waitForQuiet } from './smart-wait.js';
 
 /** Cookies and localStorage of a context (Playwright's storage state), as kept in a profile. */
@@ -66,7 +67,8 @@ export interface BrowserFetchResult extends FetchResult {
 
 /**
  * Optional behaviour attached to each context (ad blocking, cookie banners). `attach` runs before the
- * page is created; the session's `beforeCapture` after the smart wait, within `budgetMs`.
+ * page is created, the session's `onPage` once it exists (before its first navigation), its
+ * `beforeCapture` after the smart wait, within `budgetMs`.
  */
 export interface BrowserPlugin {
   readonly name: string;
@@ -76,6 +78,8 @@ export interface BrowserPlugin {
 
 /** A plugin attached to one context. */
 export interface BrowserPluginSession {
+  /** Runs once the context's page exists, before its first navigation, with the page's protocol session (shared). */
+  onPage?(page: Page, cdp: CDPSession): Promise<void>;
   beforeCapture?(page: Page, opts: { budgetMs: number; signal: AbortSignal }): Promise<void>;
 }
 
@@ -101,6 +105,12 @@ export interface BrowserFetcherOptions {
    * cookies for the URL. Without it such a page fails with SCRAPE_FAILED.
    */
   downloads?: Fetcher;
+  /**
+   * The standard browser does not load images, fonts, audio or video (by URL extension:
+   * {@link MEDIA_URL_PATTERNS}) for pages without a screenshot or actions: their HTML, text and links
+   * are the same, and the renderer and network have much less to do. Default false.
+   */
+  skipMedia?: boolean;
 }
 
 /** A navigation Chromium turned into a download, or a PDF: fetched by {@link BrowserFetcherOptions.downloads}. */
@@ -178,21 +188,31 @@ function languagesOf(acceptLanguage: string | undefined): string[] | undefined {
   return tags?.length ? tags : undefined;
 }
 
+/** What the fetcher sets on a page through the protocol, when anything. */
+interface PageOverrides {
+  userAgent: string | undefined;
+  languages: readonly string[];
+  /** Client hints matching the user agent. */
+  metadata: UserAgentMetadata | undefined;
+  /** Subresource URL patterns the browser does not load. */
+  blockedUrls: readonly string[] | undefined;
+}
+
 /**
  * Playwright derives Accept-Language and `navigator.languages` from the context's single `locale`,
  * and its override beats extra headers; the whole preference list is set on the page through the
  * protocol instead (Chromium adds the q-values: `de-DE,de;q=0.9`). With `metadata`, the client hints
- * (`sec-ch-ua*`, `navigator.userAgentData`) match the user agent too.
+ * (`sec-ch-ua*`, `navigator.userAgentData`) match the user agent too. `blockedUrls` are dropped by the
+ * browser itself (the blocking needs the session's network domain on).
  */
-async function overrideUserAgent(
-  context: BrowserContext, page: Page, userAgent: string | undefined, languages: readonly string[], metadata: UserAgentMetadata | undefined,
-): Promise<void> {
-  if (!userAgent || (languages.length === 0 && !metadata)) return;
-  const cdp = await context.newCDPSession(page);
-  // The session stays attached: detaching it would drop the override. It ends with the page.
-  await cdp.send('Emulation.setUserAgentOverride', {
-    userAgent, ...(languages.length ? { acceptLanguage: languages.join(',') } : {}), ...(metadata ? { userAgentMetadata: metadata } : {}),
-  });
+async function overridePage(cdp: CDPSession, overrides: PageOverrides): Promise<void> {
+  const { userAgent, languages, metadata, blockedUrls } = overrides;
+  await Promise.all([
+    userAgent !== undefined && (languages.length > 0 || metadata !== undefined) ? cdp.send('Emulation.setUserAgentOverride', {
+      userAgent, ...(languages.length ? { acceptLanguage: languages.join(',') } : {}), ...(metadata ? { userAgentMetadata: metadata } : {}),
+    }) : undefined,
+    blockedUrls?.length ? cdp.send('Network.enable').then(() => cdp.send('Network.setBlockedURLs', { urls: [...blockedUrls] })) : undefined,
+  ]);
 }
 
 /**
@@ -317,8 +337,11 @@ export class BrowserFetcher implements Fetcher {
     // A session's context is reused only by pages that would have made the very same context: the
     // key holds everything the context and its setup are made of (the egress route is the proxy's).
     const reusable = req.session !== undefined && !req.actions?.length && !req.screenshot && !req.storageState && !req.captureStorageState;
+    // Images, fonts and media are not loaded for a page only read (no pixels: no screenshot, no
+    // actions, which may look at or print the page); the stealth browser loads what a visitor would.
+    const skipMedia = this.options.skipMedia === true && flavor === 'standard' && !req.actions?.length && !req.screenshot;
     const session = reusable
-      ? JSON.stringify([req.session, flavor, contextOptions, cookie ?? null, plugins.map((p) => p.name), req.proxy?.url.href ?? null, emulation.languages])
+      ? JSON.stringify([req.session, flavor, contextOptions, cookie ?? null, plugins.map((p) => p.name), req.proxy?.url.href ?? null, emulation.languages, skipMedia])
       : undefined;
     // One egress route per context: its refusals explain this context's failures and nobody else's.
     // It closes with the context.
@@ -341,9 +364,8 @@ export class BrowserFetcher implements Fetcher {
         let setup = lease.state.get(SETUP) as ContextSetup | undefined;
         if (!setup) {
           // Cookies and plugins are set up at once: each is a round trip to the browser (on a busy
-          // machine a noticeable part of a page's time), and none depends on another. Plugins start in
-          // their order (a route registered later is judged first: see AdBlocker.attach). The page comes
-          // after them, so their bindings, init scripts and routes are in place for its first document.
+          // machine a noticeable part of a page's time), and none depends on another. The page comes
+          // after them, so their bindings and init scripts are in place for its first document.
           const [, sessions] = await Promise.all([
             cookie ? context.addCookies(cookiesFromHeader(cookie, req.url)) : undefined,
             Promise.all(plugins.map((plugin) => plugin.attach(context))),
@@ -360,7 +382,13 @@ export class BrowserFetcher implements Fetcher {
           // own say `HeadlessChrome`); the stealth browser's plugin sets its own.
           const ua = contextOptions.userAgent;
           const metadata = flavor === 'standard' && ua ? userAgentMetadata(ua, context.browser()?.version() ?? '', contextOptions.isMobile === true) : undefined;
-          await overrideUserAgent(context, page, ua, emulation.languages, metadata);
+          // One protocol session for the page's overrides and the plugins (the ad blocker's pauses). It
+          // stays attached (detaching it would drop them) and ends with the page.
+          const cdp = await context.newCDPSession(page);
+          await Promise.all([
+            overridePage(cdp, { userAgent: ua, languages: emulation.languages, metadata, blockedUrls: skipMedia ? MEDIA_URL_PATTERNS : undefined }),
+            ...sessions.map((session) => session.onPage?.(page, cdp)),
+          ]);
           setup = { page, sessions, route: opened };
           lease.state.set(SETUP, setup);
         } else if (setup.route) {

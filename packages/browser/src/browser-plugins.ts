@@ -2,14 +2,17 @@ import type { AdBlocker } from './blocking/ad-blocker.js';
 import { attachConsentDismisser, type ConsentAssets } from './blocking/cookie-consent.js';
 import type { BrowserPlugin } from './browser-fetcher.js';
 
-/** `blockAds`: ad and tracker requests aborted by the filter engine (attach it after other routes). */
+/** `blockAds`: ad and tracker requests failed by the filter engine, through the page's protocol session. */
 export function adBlockPlugin(blocker: AdBlocker): BrowserPlugin {
   return {
     name: 'adblock',
     enabled: (req) => req.blockAds !== false,
-    async attach(context) {
-      await blocker.attach(context);
-      return {};
+    attach() {
+      return Promise.resolve({
+        async onPage(page, cdp) {
+          await blocker.attach(cdp, () => page.url());
+        },
+      });
     },
   };
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../browser-pool.js';
-import { AdBlocker } from './ad-blocker.js';
+import { AdBlocker, type AdBlockerAttachment } from './ad-blocker.js';
 
 // Every host name resolves to the fixture server, so the server's hit counts prove which requests
 // Chromium actually sent. Real TrackerDB filters decide: ||doubleclick.net^$3p,
@@ -39,6 +39,10 @@ beforeAll(async () => {
   site.page('/ad-frame.html', '<p>ad</p>');
   site.page('/tiktok/events', '{}', 'application/json');
   site.page('/mocked.json', '{"from":"server"}', 'application/json');
+  site.page('/cached', '<html><head><link rel="stylesheet" href="/cached.css"><script src="/cached.js"></script></head><body><p>cached</p></body></html>');
+  for (const [path, type] of [['/cached.css', 'text/css'], ['/cached.js', 'text/javascript']] as const) {
+    site.route(path, (_req, res) => void res.writeHead(200, { 'content-type': type, 'cache-control': 'max-age=3600' }).end('/* cached */'));
+  }
   blocker = await AdBlocker.load();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -55,8 +59,14 @@ beforeEach(() => site.resetCounters());
 
 jest.setTimeout(30_000);
 
-async function loadArticle(context: BrowserContext): Promise<number> {
+/** A page of the context with the blocker judging its requests. */
+async function blockedPage(context: BrowserContext): Promise<{ page: Page; attachment: AdBlockerAttachment }> {
   const page = await context.newPage();
+  const attachment = await blocker.attach(await context.newCDPSession(page), () => page.url());
+  return { page, attachment };
+}
+
+async function loadArticle(page: Page): Promise<number> {
   await page.goto(`http://${PAGE_HOST}:${site.port}/`, { waitUntil: 'load' });
   const tracked = await page.evaluate(async (url) => {
     try {
@@ -66,7 +76,6 @@ async function loadArticle(context: BrowserContext): Promise<number> {
       return 0;
     }
   }, `http://analytics.tiktok.com:${site.port}/tiktok/events`);
-  await page.close();
   return tracked;
 }
 
@@ -77,22 +86,22 @@ describe('AdBlocker (real Chromium)', () => {
 
   it('keeps ad and tracker requests from ever reaching the network, and lets the page through', async () => {
     const context = await browser.newContext();
-    const attachment = await blocker.attach(context);
-    const tracked = await loadArticle(context);
+    const { page, attachment } = await blockedPage(context);
+    const tracked = await loadArticle(page);
     await context.close();
 
     expect(tracked).toBe(0);
     for (const path of AD_PATHS) expect([path, site.hits.get(path) ?? 0]).toEqual([path, 0]);
     for (const path of CONTENT_PATHS) expect([path, site.hits.get(path) ?? 0]).toEqual([path, 1]);
     expect(attachment.blocked()).toBe(AD_PATHS.length);
-    // The first-party page, script and style match no filter: they never went through the handler.
+    // The first-party page, script and style match no filter: the engine never judged them.
     expect(attachment.routed()).toBeGreaterThanOrEqual(AD_PATHS.length);
     expect(attachment.routed()).toBeLessThanOrEqual(AD_PATHS.length + CONTENT_PATHS.length + 1 - 3);
   });
 
   it('without the blocker the same page does send them (control)', async () => {
     const context = await browser.newContext();
-    const tracked = await loadArticle(context);
+    const tracked = await loadArticle(await context.newPage());
     await context.close();
 
     expect(tracked).toBe(1);
@@ -101,20 +110,35 @@ describe('AdBlocker (real Chromium)', () => {
 
   it('never blocks the page itself, even on an ad domain', async () => {
     const context = await browser.newContext();
-    const attachment = await blocker.attach(context);
-    const page = await context.newPage();
+    const { page, attachment } = await blockedPage(context);
     const response = await page.goto(`http://ad.doubleclick.net:${site.port}/ad-frame.html`);
+    // After a cross-site navigation too (a new renderer process for the same top frame).
+    await page.goto(`http://${PAGE_HOST}:${site.port}/cached`);
+    const again = await page.goto(`http://googleads.g.doubleclick.net:${site.port}/ad-frame.html`);
     await context.close();
 
     expect(response?.status()).toBe(200);
+    expect(again?.status()).toBe(200);
     expect(attachment.blocked()).toBe(0);
   });
 
-  it('hands unblocked requests to route handlers registered before it', async () => {
+  it('leaves the HTTP cache on: the next page of the context takes its stylesheet and script from it', async () => {
+    const context = await browser.newContext();
+    const { page, attachment } = await blockedPage(context);
+    await page.goto(`http://${PAGE_HOST}:${site.port}/cached`);
+    await page.goto(`http://${PAGE_HOST}:${site.port}/cached?again`);
+    await attachment.detach();
+    await context.close();
+
+    expect(site.hits.get('/cached')).toBe(2);
+    expect(site.hits.get('/cached.css')).toBe(1);
+    expect(site.hits.get('/cached.js')).toBe(1);
+  });
+
+  it('works beside Playwright routes: an unblocked request still reaches them', async () => {
     const context = await browser.newContext();
     await context.route('**/mocked.json', (route) => route.fulfill({ json: { from: 'earlier handler' } }));
-    await blocker.attach(context);
-    const page = await context.newPage();
+    const { page } = await blockedPage(context);
     await page.goto(`http://${PAGE_HOST}:${site.port}/`);
     const body = await page.evaluate(async () => (await fetch('/mocked.json')).json());
     await context.close();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
-import type { BrowserContext, Frame, Request as PlaywrightRequest, Route } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
 
 /**
  * TrackerDB categories whose filters are enforced. Only requests that exist to serve ads or to measure
@@ -53,11 +53,11 @@ export interface BlockQuery {
 
 /** Handle returned by {@link AdBlocker.attach}. */
 export interface AdBlockerAttachment {
-  /** Number of requests of the context aborted so far. */
+  /** Number of requests of the page failed so far. */
   blocked: () => number;
-  /** Number of requests of the context the handler judged (candidates only). */
+  /** Number of requests of the page the engine judged (candidates only). */
   routed: () => number;
-  /** Removes the route handler from the context. */
+  /** Stops judging the page's requests. */
   detach: () => Promise<void>;
 }
 
@@ -68,8 +68,6 @@ export interface AdBlockerStats {
   /** Time spent selecting and compiling the filters, ms (reading the file included by `load`). */
   loadMs: number;
 }
-
-const ROUTE_PATTERN = '**/*';
 
 /**
  * Blocks ad and tracker requests of a browser context with the network filters of Ghostery's
@@ -146,51 +144,96 @@ export class AdBlocker {
   }
 
   /**
-   * Aborts the context's ad and tracker requests (`blockedbyclient`) and passes every other request
-   * on with `route.fallback()`.
+   * Fails the page's ad and tracker requests (`BlockedByClient`) and lets every other request go on,
+   * through the page's own protocol session (`cdp`, from `context.newCDPSession(page)`), before its
+   * first navigation. `topUrl` is the page's current URL (Playwright's `page.url()`).
    *
-   * Ordering constraint: Playwright runs the route handlers of a context in reverse registration
-   * order and `page.route` handlers before all context handlers. Attach the blocker after the other
-   * context routes so it judges a request first; the earlier handlers still run through `fallback()`.
-   * A handler registered later must itself end with `fallback()`: a `continue()` or `fulfill()` there
-   * settles the request before the blocker sees it. Service-worker requests escape `context.route`,
-   * so contexts should be created with `serviceWorkers: 'block'`.
+   * Not through Playwright's `route`: any route makes Playwright turn the HTTP cache off for the whole
+   * context (`Network.setCacheDisabled`), so every page of a crawl session fetched every stylesheet
+   * and script again. Here the browser pauses each request (`Fetch.enable`) and this process lets it
+   * go on at once unless its URL is a candidate (it contains a literal part of some filter; most of a
+   * page's requests are not); a candidate is judged by the engine with its frame's URL. Requests
+   * served from cache still pass the interception and stay cached. Routes and the pauses of other
+   * sessions (Playwright's for `httpCredentials`) work beside it: each session continues what it paused.
+   * The URL deciding first or third party is the page's for every request (see {@link describePaused}).
    *
-   * The route is registered for candidate URLs only (a regular expression of the filters' literal
-   * parts, matched by Playwright before the request reaches this process's handlers): the other
-   * requests, most of a page's, are let through at once instead of each making a round trip to the
-   * handler (100-150 ms a page on a busy machine).
+   * Coverage: the page's frames and the frames in its renderer, and the navigation of every iframe
+   * (an ad iframe is blocked whole). The subresources of a cross-site iframe the full browser runs in a
+   * process of its own (site isolation; the headless shell keeps frames in the page's renderer) are
+   * not seen. Service-worker requests are not seen either: contexts are created with
+   * `serviceWorkers: 'block'`.
    */
-  async attach(context: BrowserContext): Promise<AdBlockerAttachment> {
+  async attach(cdp: PageProtocolSession, topUrl: () => string): Promise<AdBlockerAttachment> {
+    // The top frame keeps its id across the page's navigations.
+    const mainFrameId = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
     let blocked = 0;
     let routed = 0;
-    const handler = async (route: Route): Promise<void> => {
-      routed += 1;
+    let attached = true;
+    const onPaused = (event: PausedRequest): void => {
       let block = false;
-      try {
-        block = this.shouldBlock(describeRequest(route.request()));
-      } catch {
-        // A request the engine cannot judge is let through: blocking must never break a page.
-      }
-      try {
-        if (block) {
-          blocked += 1;
-          await route.abort('blockedbyclient');
-        } else {
-          await route.fallback();
+      if (this.isCandidate(event.request.url)) {
+        routed += 1;
+        try {
+          block = this.shouldBlock(describePaused(event, mainFrameId, topUrl()));
+        } catch {
+          // A request the engine cannot judge is let through: blocking must never break a page.
         }
-      } catch {
-        // The page or context closed while the request was pending: nothing left to route.
       }
+      if (block) blocked += 1;
+      const settled = block
+        ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      // The page may close while its request is paused: nothing left to let go then.
+      settled.catch(() => undefined);
     };
-    const pattern = this.candidates ?? ROUTE_PATTERN;
-    await context.route(pattern, handler);
+    cdp.on('Fetch.requestPaused', onPaused);
+    // Auth challenges stay with Playwright (httpCredentials).
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }], handleAuthRequests: false });
     return {
       blocked: () => blocked,
       routed: () => routed,
-      detach: () => context.unroute(pattern, handler),
+      detach: async () => {
+        if (!attached) return;
+        attached = false;
+        cdp.off('Fetch.requestPaused', onPaused);
+        await cdp.send('Fetch.disable').catch(() => undefined);
+      },
     };
   }
+}
+
+/** What {@link AdBlocker.attach} needs of a page's protocol session (Playwright's `CDPSession`). */
+export type PageProtocolSession = Pick<CDPSession, 'send' | 'on' | 'off'>;
+
+/** The parts of the protocol's `Fetch.requestPaused` event the blocker reads. */
+interface PausedRequest {
+  requestId: string;
+  request: { url: string };
+  frameId: string;
+  /** The protocol's resource type (`Document`, `Script`, `XHR`, ...). */
+  resourceType: string;
+}
+
+
+/**
+ * Describes a paused request for {@link AdBlocker.shouldBlock}: its kind as Playwright names it (a
+ * frame navigation is `document` for the page itself, `subdocument` for an iframe) and, as the URL of
+ * the document that issued it, the page's own (`topUrl`). The frame tree cannot be asked while a
+ * navigation is paused (the protocol answers only after it), so an iframe's requests are judged as
+ * the page's: a request from an ad iframe to its own host counts as third-party, as an ad should.
+ */
+function describePaused(event: PausedRequest, mainFrameId: string, topUrl: string): BlockQuery {
+  const url = event.request.url;
+  if (event.resourceType === 'Document') {
+    return event.frameId === mainFrameId ? { url, sourceUrl: '', resourceType: 'document' } : { url, sourceUrl: topUrl, resourceType: 'subdocument' };
+  }
+  return { url, sourceUrl: /^https?:/i.test(topUrl) ? topUrl : '', resourceType: fromProtocolType(event.resourceType) };
+}
+
+/** The protocol's resource types under Playwright's names (what the engine's types follow). */
+function fromProtocolType(type: string): BlockResourceType {
+  const named = type.toLowerCase();
+  return isResourceType(named) ? named : 'other';
 }
 
 /** Shortest literal worth matching on: shorter ones would make nearly every URL a candidate. */
@@ -244,37 +287,6 @@ export function selectTrackerFilters(text: string, categories: readonly string[]
     filters.push(filter);
   }
   return filters;
-}
-
-/** Describes a routed Playwright request for {@link AdBlocker.shouldBlock}. */
-function describeRequest(request: PlaywrightRequest): BlockQuery {
-  const url = request.url();
-  const reported = request.resourceType();
-  const resourceType: BlockResourceType = isResourceType(reported) ? reported : 'other';
-  let frame: Frame | null = null;
-  try {
-    frame = request.frame();
-  } catch {
-    // Service-worker requests have no frame.
-  }
-  if (resourceType === 'document') {
-    const parent = frame?.parentFrame() ?? null;
-    if (!parent) return { url, sourceUrl: '', resourceType: 'document' };
-    return { url, sourceUrl: documentUrl(parent), resourceType: 'subdocument' };
-  }
-  return { url, sourceUrl: frame ? documentUrl(frame) : '', resourceType };
-}
-
-/**
- * URL that decides first/third party for requests of a frame. about:blank and srcdoc frames (where
- * ad scripts like to run) inherit their parent's origin, so the nearest http(s) ancestor is used.
- */
-function documentUrl(frame: Frame): string {
-  for (let current: Frame | null = frame; current; current = current.parentFrame()) {
-    const url = current.url();
-    if (/^https?:/i.test(url)) return url;
-  }
-  return '';
 }
 
 function isResourceType(value: string): value is BlockResourceType {
