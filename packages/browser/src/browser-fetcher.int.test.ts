@@ -338,14 +338,14 @@ describe('BrowserFetcher', () => {
     expect(ok.text).toContain('<div id="late">Written late</div>');
   });
 
-  it('skips images, fonts and video (by extension) for a page only read, and loads them for a screenshot or actions', async () => {
+  it('skips images, fonts and video for a page only read, and loads them for a screenshot or actions', async () => {
     const skipping = new BrowserFetcher({ pool, smartWaitMaxMs: 3000, skipMedia: true });
     const media = () => seen.splice(0).map((r) => r.path).filter((path) => path.startsWith('/m/')).sort();
     seen.length = 0;
     const read = await skipping.fetch(request('/media'));
     expect(read.text).toContain('<img src="/m/a.png" alt="a">');
-    // A URL without a media extension still loads.
-    expect(media()).toEqual(['/m/plain']);
+    // By kind, not by name: an image URL without an extension is skipped too.
+    expect(media()).toEqual([]);
     // A navigation to an image is not a subresource: it loads.
     const image = await skipping.fetch(request('/m/a.png'));
     expect(image.statusCode).toBe(200);

@@ -10,7 +10,7 @@ import { buildEmulation, userAgentMetadata, type Emulation, type UserAgentMetada
 import { mapNavigationError } from './navigation-error.js';
 import { capturePage } from './page-capture.js';
 import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
-import { MEDIA_URL_PATTERNS } from './skip-media.js';
+import { interceptRequests, type RequestBlocker } from './request-interception.js';
 import { NetworkTracker, PENDING_WORK_SCRIPT, abortableDelay, waitForQuiet } from './smart-wait.js';
 
 /** Cookies and localStorage of a context (Playwright's storage state), as kept in a profile. */
@@ -67,8 +67,8 @@ export interface BrowserFetchResult extends FetchResult {
 
 /**
  * Optional behaviour attached to each context (ad blocking, cookie banners). `attach` runs before the
- * page is created, the session's `onPage` once it exists (before its first navigation), its
- * `beforeCapture` after the smart wait, within `budgetMs`.
+ * page is created; the session's `requestBlocker` judges the page's requests, its `beforeCapture`
+ * runs after the smart wait, within `budgetMs`.
  */
 export interface BrowserPlugin {
   readonly name: string;
@@ -78,8 +78,8 @@ export interface BrowserPlugin {
 
 /** A plugin attached to one context. */
 export interface BrowserPluginSession {
-  /** Runs once the context's page exists, before its first navigation, with the page's protocol session (shared). */
-  onPage?(page: Page, cdp: CDPSession): Promise<void>;
+  /** Fails the page's requests it blocks (see {@link interceptRequests}). */
+  requestBlocker?: RequestBlocker;
   beforeCapture?(page: Page, opts: { budgetMs: number; signal: AbortSignal }): Promise<void>;
 }
 
@@ -106,9 +106,9 @@ export interface BrowserFetcherOptions {
    */
   downloads?: Fetcher;
   /**
-   * The standard browser does not load images, fonts, audio or video (by URL extension:
-   * {@link MEDIA_URL_PATTERNS}) for pages without a screenshot or actions: their HTML, text and links
-   * are the same, and the renderer and network have much less to do. Default false.
+   * The standard browser does not load images, fonts, audio or video (the protocol's resource types:
+   * a navigation to an image still loads) for pages without a screenshot or actions: their HTML, text
+   * and links are the same, and the renderer and network have much less to do. Default false.
    */
   skipMedia?: boolean;
 }
@@ -188,31 +188,19 @@ function languagesOf(acceptLanguage: string | undefined): string[] | undefined {
   return tags?.length ? tags : undefined;
 }
 
-/** What the fetcher sets on a page through the protocol, when anything. */
-interface PageOverrides {
-  userAgent: string | undefined;
-  languages: readonly string[];
-  /** Client hints matching the user agent. */
-  metadata: UserAgentMetadata | undefined;
-  /** Subresource URL patterns the browser does not load. */
-  blockedUrls: readonly string[] | undefined;
-}
-
 /**
  * Playwright derives Accept-Language and `navigator.languages` from the context's single `locale`,
  * and its override beats extra headers; the whole preference list is set on the page through the
  * protocol instead (Chromium adds the q-values: `de-DE,de;q=0.9`). With `metadata`, the client hints
- * (`sec-ch-ua*`, `navigator.userAgentData`) match the user agent too. `blockedUrls` are dropped by the
- * browser itself (the blocking needs the session's network domain on).
+ * (`sec-ch-ua*`, `navigator.userAgentData`) match the user agent too.
  */
-async function overridePage(cdp: CDPSession, overrides: PageOverrides): Promise<void> {
-  const { userAgent, languages, metadata, blockedUrls } = overrides;
-  await Promise.all([
-    userAgent !== undefined && (languages.length > 0 || metadata !== undefined) ? cdp.send('Emulation.setUserAgentOverride', {
-      userAgent, ...(languages.length ? { acceptLanguage: languages.join(',') } : {}), ...(metadata ? { userAgentMetadata: metadata } : {}),
-    }) : undefined,
-    blockedUrls?.length ? cdp.send('Network.enable').then(() => cdp.send('Network.setBlockedURLs', { urls: [...blockedUrls] })) : undefined,
-  ]);
+async function overrideUserAgent(
+  cdp: CDPSession, userAgent: string | undefined, languages: readonly string[], metadata: UserAgentMetadata | undefined,
+): Promise<void> {
+  if (!userAgent || (languages.length === 0 && !metadata)) return;
+  await cdp.send('Emulation.setUserAgentOverride', {
+    userAgent, ...(languages.length ? { acceptLanguage: languages.join(',') } : {}), ...(metadata ? { userAgentMetadata: metadata } : {}),
+  });
 }
 
 /**
@@ -382,12 +370,13 @@ export class BrowserFetcher implements Fetcher {
           // own say `HeadlessChrome`); the stealth browser's plugin sets its own.
           const ua = contextOptions.userAgent;
           const metadata = flavor === 'standard' && ua ? userAgentMetadata(ua, context.browser()?.version() ?? '', contextOptions.isMobile === true) : undefined;
-          // One protocol session for the page's overrides and the plugins (the ad blocker's pauses). It
-          // stays attached (detaching it would drop them) and ends with the page.
+          // One protocol session for the page's overrides and its request interception. It stays
+          // attached (detaching it would drop them) and ends with the page.
           const cdp = await context.newCDPSession(page);
+          const blockers = sessions.flatMap((s) => (s.requestBlocker ? [s.requestBlocker] : []));
           await Promise.all([
-            overridePage(cdp, { userAgent: ua, languages: emulation.languages, metadata, blockedUrls: skipMedia ? MEDIA_URL_PATTERNS : undefined }),
-            ...sessions.map((session) => session.onPage?.(page, cdp)),
+            overrideUserAgent(cdp, ua, emulation.languages, metadata),
+            interceptRequests(cdp, { skipMedia, blockers, topUrl: () => page.url() }),
           ]);
           setup = { page, sessions, route: opened };
           lease.state.set(SETUP, setup);
@@ -474,6 +463,17 @@ export class BrowserFetcher implements Fetcher {
     } catch (err) {
       if (req.signal.aborted) throw abortError(req.signal);
       if (/Download is starting/.test(String((err as Error).message))) return new NotRendered(lastResponseUrl() ?? req.url);
+      if (/net::ERR_ABORTED/.test(String((err as Error).message))) {
+        // A renderer that died under the navigation aborts it before its `crash` event arrives: one
+        // call to the page tells (it fails once the crash is known) whether that is what happened.
+        const settled = new AbortController();
+        const probe = await Promise.race([
+          page.evaluate('0').then(() => '', (e: unknown) => String((e as Error).message)),
+          abortableDelay(Math.max(0, remaining()), AbortSignal.any([req.signal, settled.signal])).then(() => '', () => ''),
+        ]).finally(() => settled.abort());
+        if (req.signal.aborted) throw abortError(req.signal);
+        if (probe) throw mapNavigationError(new Error(probe), remaining());
+      }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
         throw new TrawlError(refusal.code, refusalMessage(refusal.code), { retryable: refusal.code === 'SCRAPE_PROXY_ERROR', details: { host: refusal.host }, cause: err });

@@ -2,18 +2,12 @@ import type { AdBlocker } from './blocking/ad-blocker.js';
 import { attachConsentDismisser, type ConsentAssets } from './blocking/cookie-consent.js';
 import type { BrowserPlugin } from './browser-fetcher.js';
 
-/** `blockAds`: ad and tracker requests failed by the filter engine, through the page's protocol session. */
+/** `blockAds`: ad and tracker requests failed by the filter engine (the fetcher intercepts the page's requests). */
 export function adBlockPlugin(blocker: AdBlocker): BrowserPlugin {
   return {
     name: 'adblock',
     enabled: (req) => req.blockAds !== false,
-    attach() {
-      return Promise.resolve({
-        async onPage(page, cdp) {
-          await blocker.attach(cdp, () => page.url());
-        },
-      });
-    },
+    attach: () => Promise.resolve({ requestBlocker: blocker }),
   };
 }
 

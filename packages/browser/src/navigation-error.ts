@@ -29,6 +29,11 @@ export function mapNavigationError(err: unknown, remainingMs: number): TrawlErro
   if ((err as { name?: string }).name === 'TimeoutError' || remainingMs <= 0) {
     return new TrawlError('SCRAPE_TIMEOUT', 'The page did not load within the timeout.', { cause: err });
   }
+  // The renderer died under the navigation (out of memory, or killed past the pool's cap): the page's
+  // `crash` event can come after this rejection, so the message says it too.
+  if (/Navigation failed because page crashed|Page crashed|Target crashed/i.test(message)) {
+    return new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)', { cause: err });
+  }
   if (/Target (page, context or browser )?closed|Browser has been closed/i.test(message)) {
     return new TrawlError('SCRAPE_BROWSER_CRASHED', 'The browser closed during navigation.', { retryable: true, cause: err });
   }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
-import type { CDPSession } from 'playwright-core';
+import { interceptRequests, type BlockQuery, type BlockResourceType, type PageProtocolSession } from '../request-interception.js';
 
 /**
  * TrackerDB categories whose filters are enforced. Only requests that exist to serve ads or to measure
@@ -16,40 +16,6 @@ import type { CDPSession } from 'playwright-core';
  * `utilities` (tag managers and captchas some sites need to render), `misc`, `extensions`.
  */
 export const BLOCKED_TRACKER_CATEGORIES: readonly string[] = ['advertising', 'pornvertising', 'site_analytics'];
-
-const RESOURCE_TYPES = [
-  'document',
-  'subdocument',
-  'stylesheet',
-  'image',
-  'media',
-  'font',
-  'script',
-  'texttrack',
-  'xhr',
-  'fetch',
-  'eventsource',
-  'websocket',
-  'manifest',
-  'other',
-] as const;
-
-/**
- * The kind of a request, as Playwright's `request.resourceType()` names it (`script`, `image`, `xhr`,
- * `fetch`, ...), except that a frame navigation is `document` only for the top-level frame (the page
- * itself) and `subdocument` for an iframe.
- */
-export type BlockResourceType = (typeof RESOURCE_TYPES)[number];
-
-/** One request to judge with {@link AdBlocker.shouldBlock}. */
-export interface BlockQuery {
-  /** URL requested. */
-  url: string;
-  /** URL of the document that issued the request (its frame), '' when unknown (service workers). */
-  sourceUrl: string;
-  /** Kind of request; `document` (the page itself) is never blocked. */
-  resourceType: BlockResourceType;
-}
 
 /** Handle returned by {@link AdBlocker.attach}. */
 export interface AdBlockerAttachment {
@@ -146,94 +112,14 @@ export class AdBlocker {
   /**
    * Fails the page's ad and tracker requests (`BlockedByClient`) and lets every other request go on,
    * through the page's own protocol session (`cdp`, from `context.newCDPSession(page)`), before its
-   * first navigation. `topUrl` is the page's current URL (Playwright's `page.url()`).
-   *
-   * Not through Playwright's `route`: any route makes Playwright turn the HTTP cache off for the whole
-   * context (`Network.setCacheDisabled`), so every page of a crawl session fetched every stylesheet
-   * and script again. Here the browser pauses each request (`Fetch.enable`) and this process lets it
-   * go on at once unless its URL is a candidate (it contains a literal part of some filter; most of a
-   * page's requests are not); a candidate is judged by the engine with its frame's URL. Requests
-   * served from cache still pass the interception and stay cached. Routes and the pauses of other
-   * sessions (Playwright's for `httpCredentials`) work beside it: each session continues what it paused.
-   * The URL deciding first or third party is the page's for every request (see {@link describePaused}).
-   *
-   * Coverage: the page's frames and the frames in its renderer, and the navigation of every iframe
-   * (an ad iframe is blocked whole). The subresources of a cross-site iframe the full browser runs in a
-   * process of its own (site isolation; the headless shell keeps frames in the page's renderer) are
-   * not seen. Service-worker requests are not seen either: contexts are created with
-   * `serviceWorkers: 'block'`.
+   * first navigation: {@link interceptRequests} with this blocker alone. `topUrl` is the page's
+   * current URL (Playwright's `page.url()`).
    */
   async attach(cdp: PageProtocolSession, topUrl: () => string): Promise<AdBlockerAttachment> {
-    // The top frame keeps its id across the page's navigations.
-    const mainFrameId = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
-    let blocked = 0;
-    let routed = 0;
-    let attached = true;
-    const onPaused = (event: PausedRequest): void => {
-      let block = false;
-      if (this.isCandidate(event.request.url)) {
-        routed += 1;
-        try {
-          block = this.shouldBlock(describePaused(event, mainFrameId, topUrl()));
-        } catch {
-          // A request the engine cannot judge is let through: blocking must never break a page.
-        }
-      }
-      if (block) blocked += 1;
-      const settled = block
-        ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
-        : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
-      // The page may close while its request is paused: nothing left to let go then.
-      settled.catch(() => undefined);
-    };
-    cdp.on('Fetch.requestPaused', onPaused);
-    // Auth challenges stay with Playwright (httpCredentials).
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }], handleAuthRequests: false });
-    return {
-      blocked: () => blocked,
-      routed: () => routed,
-      detach: async () => {
-        if (!attached) return;
-        attached = false;
-        cdp.off('Fetch.requestPaused', onPaused);
-        await cdp.send('Fetch.disable').catch(() => undefined);
-      },
-    };
+    const interception = await interceptRequests(cdp, { skipMedia: false, blockers: [this], topUrl });
+    if (!interception) throw new Error('unreachable: a blocker always intercepts');
+    return { blocked: () => interception.blocked(), routed: () => interception.judged(), detach: () => interception.detach() };
   }
-}
-
-/** What {@link AdBlocker.attach} needs of a page's protocol session (Playwright's `CDPSession`). */
-export type PageProtocolSession = Pick<CDPSession, 'send' | 'on' | 'off'>;
-
-/** The parts of the protocol's `Fetch.requestPaused` event the blocker reads. */
-interface PausedRequest {
-  requestId: string;
-  request: { url: string };
-  frameId: string;
-  /** The protocol's resource type (`Document`, `Script`, `XHR`, ...). */
-  resourceType: string;
-}
-
-
-/**
- * Describes a paused request for {@link AdBlocker.shouldBlock}: its kind as Playwright names it (a
- * frame navigation is `document` for the page itself, `subdocument` for an iframe) and, as the URL of
- * the document that issued it, the page's own (`topUrl`). The frame tree cannot be asked while a
- * navigation is paused (the protocol answers only after it), so an iframe's requests are judged as
- * the page's: a request from an ad iframe to its own host counts as third-party, as an ad should.
- */
-function describePaused(event: PausedRequest, mainFrameId: string, topUrl: string): BlockQuery {
-  const url = event.request.url;
-  if (event.resourceType === 'Document') {
-    return event.frameId === mainFrameId ? { url, sourceUrl: '', resourceType: 'document' } : { url, sourceUrl: topUrl, resourceType: 'subdocument' };
-  }
-  return { url, sourceUrl: /^https?:/i.test(topUrl) ? topUrl : '', resourceType: fromProtocolType(event.resourceType) };
-}
-
-/** The protocol's resource types under Playwright's names (what the engine's types follow). */
-function fromProtocolType(type: string): BlockResourceType {
-  const named = type.toLowerCase();
-  return isResourceType(named) ? named : 'other';
 }
 
 /** Shortest literal worth matching on: shorter ones would make nearly every URL a candidate. */
@@ -287,10 +173,6 @@ export function selectTrackerFilters(text: string, categories: readonly string[]
     filters.push(filter);
   }
   return filters;
-}
-
-function isResourceType(value: string): value is BlockResourceType {
-  return (RESOURCE_TYPES as readonly string[]).includes(value);
 }
 
 /** Playwright's names are the engine's, except frames (the engine's `document` is the top frame). */
