@@ -95,10 +95,10 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS,
     ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),
   });
+  const metrics = createWorkerMetrics(registry);
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
-    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS);
-  const metrics = createWorkerMetrics(registry);
+    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { jobsRunning: () => metrics.jobsInFlight.total });
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
     : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher);

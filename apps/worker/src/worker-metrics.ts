@@ -1,5 +1,29 @@
 import { Counter, Gauge, Histogram, type Registry } from '@trawl/observability';
 
+/**
+ * The in-flight gauge with the process's total at hand: the HTML converter converts a page on the
+ * event loop only while no other job runs (see `ThreadedHtmlConverter`).
+ */
+export class InFlightGauge {
+  private count = 0;
+  constructor(private readonly gauge: Gauge<'queue'>) {}
+
+  inc(labels: { queue: string }): void {
+    this.count++;
+    this.gauge.inc(labels);
+  }
+
+  dec(labels: { queue: string }): void {
+    this.count--;
+    this.gauge.dec(labels);
+  }
+
+  /** Jobs running in this process now, every queue and the local runs. */
+  get total(): number {
+    return this.count;
+  }
+}
+
 /** Metrics of a worker process; labels are bounded (queue, engine, outcome code). */
 export function createWorkerMetrics(registry: Registry) {
   return {
@@ -43,12 +67,12 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
-    jobsInFlight: new Gauge({
+    jobsInFlight: new InFlightGauge(new Gauge({
       name: 'trawl_jobs_in_flight',
       help: 'Jobs running in this process, by queue',
       labelNames: ['queue'] as const,
       registers: [registry],
-    }),
+    })),
     jobsStalled: new Counter({
       name: 'trawl_jobs_stalled_total',
       help: 'Jobs found stalled by this process (their worker stopped renewing its lock: killed or blocked) and put back in their queue',

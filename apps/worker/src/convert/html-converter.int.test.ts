@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 /** Every page is a larger page; `idleInlineMaxMs` 0: every one goes to the thread. */
-function converter(opts: { idleInlineMaxMs?: number; idleInlineBackoffMs?: number } = {}): ThreadedHtmlConverter {
+function converter(opts: { idleInlineMaxMs?: number; idleInlineBackoffMs?: number; jobsRunning?: () => number } = {}): ThreadedHtmlConverter {
   const c = new ThreadedHtmlConverter(THREAD, 1, { inlineMaxChars: 0, idleInlineMaxMs: 0, ...opts });
   converters.push(c);
   return c;
@@ -62,6 +62,15 @@ describe('threaded HTML conversion', () => {
       out = await c.convert(PAGE, OPTS, new AbortController().signal);
     })).toEqual(['worker:html-idle-inline']);
     expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
+  });
+
+  it('a larger page goes to the thread while other jobs run in the process, even when nothing else converts', async () => {
+    let running = 2;
+    const c = converter({ idleInlineMaxMs: 60_000, jobsRunning: () => running });
+    const busy = await hopsOf(() => c.convert(PAGE, OPTS, new AbortController().signal));
+    expect(busy.filter((h) => h !== 'worker:html-pipeline')).toEqual(['worker:html-thread-handoff']);
+    running = 1;
+    expect(await hopsOf(() => c.convert(PAGE, OPTS, new AbortController().signal))).toEqual(['worker:html-idle-inline']);
   });
 
   it('a crawl page (throughput) goes to the thread even when nothing else converts, a small one too (more than one core)', async () => {

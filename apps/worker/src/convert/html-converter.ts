@@ -93,6 +93,7 @@ export class ThreadedHtmlConverter implements HtmlConverter {
   private readonly throughputInlineMaxChars: number;
   private readonly idleInlineMaxMs: number;
   private readonly idleInlineBackoffMs: number;
+  private readonly jobsRunning: () => number;
   /** Conversions of larger pages under way (inline or in a thread). */
   private active = 0;
   /** `performance.now()` before which larger pages skip the inline path (see {@link IDLE_INLINE_BACKOFF_MS}). */
@@ -106,8 +107,9 @@ export class ThreadedHtmlConverter implements HtmlConverter {
 
   /**
    * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
-   * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts; default
-   * {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
+   * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts and no
+   * other job runs; default {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
+   * `jobsRunning`: jobs this process runs now (its own included); default none counted.
    * `idleInlineBackoffMs`: how long that path is off after the watchdog stopped a conversion; default {@link IDLE_INLINE_BACKOFF_MS}.
    * `throughputInline`: `throughput` conversions (crawl and batch pages) of small pages run inline too;
    * default only on a single core. Else every such page goes to a thread, small ones included: a crawl
@@ -115,12 +117,16 @@ export class ThreadedHtmlConverter implements HtmlConverter {
    * (the generated-site crawl: 884-918 pages/s against 740-793 inline in steady rounds, `crawl.bench.mjs
    * --mode cpu`, same-window A/B on 2 cores).
    */
-  constructor(threadScript: URL, size: number, opts: { inlineMaxChars?: number; idleInlineMaxMs?: number; idleInlineBackoffMs?: number; throughputInline?: boolean } = {}) {
+  constructor(
+    threadScript: URL, size: number,
+    opts: { inlineMaxChars?: number; idleInlineMaxMs?: number; idleInlineBackoffMs?: number; throughputInline?: boolean; jobsRunning?: () => number } = {},
+  ) {
     this.pool = new ThreadPool(threadScript, size, { label: 'HTML conversion' });
     this.inlineMaxChars = opts.inlineMaxChars ?? INLINE_CONVERSION_MAX_CHARS;
     this.throughputInlineMaxChars = (opts.throughputInline ?? availableParallelism() <= 1) ? this.inlineMaxChars : 0;
     this.idleInlineMaxMs = opts.idleInlineMaxMs ?? IDLE_INLINE_MAX_MS;
     this.idleInlineBackoffMs = opts.idleInlineBackoffMs ?? IDLE_INLINE_BACKOFF_MS;
+    this.jobsRunning = opts.jobsRunning ?? (() => 0);
   }
 
   async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority: ConversionPriority = 'latency'): Promise<HtmlPipelineResult> {
@@ -133,8 +139,10 @@ export class ThreadedHtmlConverter implements HtmlConverter {
       // Only a page someone waits for: a crawl's pages arrive one after another, so one is often the
       // only conversion under way while the event loop is busy with the crawl's other pages (inline,
       // the Jena crawl ran at 125-155 pages/s against 157-185 on the thread: `crawl.bench.mjs --mode
-      // cpu --site jena`, same-window A/B).
-      if (priority === 'latency' && this.active === 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
+      // cpu --site jena`, same-window A/B). And only while no other job runs: with others in flight the
+      // event loop is their bottleneck, and the thread converts on the other core (sync scrapes, 8 in
+      // flight: main thread -0.9 ms a request, throughput x1.23, same-window A/B; 1 in flight unchanged).
+      if (priority === 'latency' && this.active === 1 && this.jobsRunning() <= 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
         if (result) return result;

@@ -42,11 +42,20 @@ const BOT_WALL_PREFILTER = new RegExp(
   'i',
 );
 
+/**
+ * Characters of a page the markers are looked for in. A challenge or block page is a small interstitial
+ * with its marker near the top (its title, the challenge script); a marker found only past this point
+ * belongs to a large content page that embeds a widget (a reCAPTCHA form, an anti-bot tag): in the
+ * corpora, two of the five content pages the markers took for walls, at 200,000 characters. The scan
+ * is most of a plain scrape's check: 0.12 against 0.29 ms over a 170 KB article.
+ */
+export const BOT_WALL_SCAN_CHARS = 64 * 1024;
+
 /** Whether a response looks like an anti-bot refusal: 401/403/429, or a recognised challenge page. */
 export function isBotWall(statusCode: number, html: string | undefined): boolean {
   if (BLOCKED_STATUSES.has(statusCode)) return true;
   if (!html) return false;
-  const head = html.length > 200_000 ? html.slice(0, 200_000) : html;
+  const head = html.length > BOT_WALL_SCAN_CHARS ? html.slice(0, BOT_WALL_SCAN_CHARS) : html;
   if (!BOT_WALL_PREFILTER.test(head)) return false;
   return BOT_WALL_MARKERS.some((re) => re.test(head));
 }

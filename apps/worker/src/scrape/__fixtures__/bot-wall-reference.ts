@@ -1,17 +1,17 @@
 /**
- * The bot-wall check without its prefilter (the eight case-insensitive markers over the first 200,000
- * characters, as it was before), the reference the prefiltered `isBotWall` must agree with, and crafted
+ * The bot-wall check without its prefilter (the eight case-insensitive markers over the characters
+ * `isBotWall` scans, as it was before), the reference the prefiltered `isBotWall` must agree with, and crafted
  * pages of the anti-bot services the markers target, with near misses.
  */
 
-import { BOT_WALL_MARKERS } from '../page-signals.js';
+import { BOT_WALL_MARKERS, BOT_WALL_SCAN_CHARS } from '../page-signals.js';
 
 const BLOCKED_STATUSES = new Set([401, 403, 429]);
 
 export function referenceIsBotWall(statusCode: number, html: string | undefined): boolean {
   if (BLOCKED_STATUSES.has(statusCode)) return true;
   if (!html) return false;
-  const head = html.length > 200_000 ? html.slice(0, 200_000) : html;
+  const head = html.length > BOT_WALL_SCAN_CHARS ? html.slice(0, BOT_WALL_SCAN_CHARS) : html;
   return BOT_WALL_MARKERS.some((re) => re.test(head));
 }
 
@@ -33,6 +33,7 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'cloudflare email protection only (not a wall)', html: page('<title>Blog</title>', `<a href="/cdn-cgi/l/email-protection">mail</a>${filler(3000)}`), wall: false },
   { name: 'a moment in the body, not the title', html: page('<title>Blog</title>', '<p>Just a moment... I will be right back.</p>'), wall: false },
   { name: 'attention required without cloudflare', html: page('<title>Attention Required! | Shop</title>', ''), wall: false },
+  { name: 'a large page with a reCAPTCHA form past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(70_000)}<div class="g-recaptcha"></div><p>Please verify you are human to comment.</p>`), wall: false },
   // DataDome
   { name: 'datadome captcha delivery', html: page('', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), wall: true },
   { name: 'datadome geo captcha', html: page('', '<iframe src="https://GEO.CAPTCHA-DELIVERY.COM/captcha/?initialCid=x"></iframe>'), wall: true },
@@ -61,10 +62,10 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'please confirm you are human', html: page('', 'PLEASE CONFIRM YOU ARE HUMAN'), wall: true },
   { name: 'pardon our interruption', html: page('<title>Pardon Our Interruption</title>', ''), wall: true },
   { name: 'please verify your email (not a wall)', html: page('<title>Sign up</title>', 'Please verify your email address.'), wall: false },
-  // The 200,000-character window
-  { name: 'marker just inside the window', html: `${'x'.repeat(200_000 - 10)}datadome..`, wall: true },
-  { name: 'marker across the window edge (not a wall)', html: `${'x'.repeat(200_000 - 4)}datadome`, wall: false },
-  { name: 'marker after the window (not a wall)', html: `${'x'.repeat(200_000)}<div id="px-captcha"></div>`, wall: false },
+  // The scanned window (BOT_WALL_SCAN_CHARS)
+  { name: 'marker just inside the window', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 10)}datadome..`, wall: true },
+  { name: 'marker across the window edge (not a wall)', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 4)}datadome`, wall: false },
+  { name: 'marker after the window (not a wall)', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS)}<div id="px-captcha"></div>`, wall: false },
   // Non-ASCII look-alikes: the markers are ASCII and case-insensitive matching never folds them in
   { name: 'Kelvin sign and dotted I (not a wall)', html: page('', 'P\u0130RIMETERX \u212Aey data\u212Aome'), wall: false },
   { name: 'two-byte page with a wall', html: page('<title>Just a moment...</title>', '\u201cPlease wait\u201d \u4e2d\u6587'), wall: true },
