@@ -472,7 +472,7 @@ export class BrowserFetcher implements Fetcher {
           abortableDelay(Math.max(0, remaining()), AbortSignal.any([req.signal, settled.signal])).then(() => '', () => ''),
         ]).finally(() => settled.abort());
         if (req.signal.aborted) throw abortError(req.signal);
-        if (probe) throw mapNavigationError(new Error(probe), remaining());
+        if (/crashed/i.test(probe)) throw mapNavigationError(new Error(probe), remaining());
       }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {

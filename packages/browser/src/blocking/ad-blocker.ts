@@ -44,7 +44,7 @@ export class AdBlocker {
   private constructor(
     private readonly engine: FiltersEngine,
     readonly stats: AdBlockerStats,
-    /** Matches every URL a filter could block (see {@link candidatePattern}); the route sees no other. */
+    /** Matches every URL a filter could block (see {@link candidatePattern}); the engine judges no other. */
     private readonly candidates: RegExp | undefined,
   ) {}
 
@@ -90,7 +90,7 @@ export class AdBlocker {
 
   /**
    * True when the URL may be blocked: it contains a literal part of some filter. Every URL
-   * {@link shouldBlock} blocks is a candidate; most of a page's requests are not, and skip the route.
+   * {@link shouldBlock} blocks is a candidate; most of a page's requests are not, and go on unjudged.
    */
   isCandidate(url: string): boolean {
     return this.candidates ? this.candidates.test(url) : true;
