@@ -102,9 +102,10 @@ export const workerConfigSchema = z.object({
   /** Longest smart wait (network quiet, DOM stable) before capture, ms. Default 8000. */
   TRAWL_BROWSER_SMART_WAIT_MS: envInt(8000, { min: 0, max: 60_000 }),
   /**
-   * The standard browser does not load images, fonts, audio or video (by request kind) for pages
-   * without a screenshot or actions: the HTML, markdown and links are the same, rendered sooner and
-   * with less CPU. false loads them as a visitor's browser would. Default true.
+   * The standard browser does not load images (each answered with a 1x1 placeholder, so `load` events
+   * fire), fonts, audio or video, by request kind, for pages without a screenshot or actions: less
+   * renderer and network work; images without size attributes lay out at 1x1. false loads them as a
+   * visitor's browser would. Default true.
    */
   TRAWL_BROWSER_SKIP_MEDIA: envBoolean(true),
   /** Extra Chromium flags, comma-separated (e.g. `--host-resolver-rules=...`). Default none. */

@@ -98,7 +98,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const metrics = createWorkerMetrics(registry);
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
-    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { jobsRunning: () => metrics.jobsInFlight.total });
+    : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { jobsRunning: () => metrics.jobsInFlight.scrapesRunning });
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
     : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher);

@@ -1,26 +1,30 @@
 import { Counter, Gauge, Histogram, type Registry } from '@trawl/observability';
 
+/** Queues whose jobs scrape (fetch, render, convert, parse): those the event loop works for. */
+const SCRAPE_QUEUES: ReadonlySet<string> = new Set(['scrape', 'browser', 'documents']);
+
 /**
- * The in-flight gauge with the process's total at hand: the HTML converter converts a page on the
- * event loop only while no other job runs (see `ThreadedHtmlConverter`).
+ * The in-flight gauge with the process's count of scrape jobs at hand: the HTML converter converts a
+ * page on the event loop only while no other scrape runs (see `ThreadedHtmlConverter`). Jobs of other
+ * queues (webhooks, a search or an extract waiting for its scrapes) mostly wait: they do not count.
  */
 export class InFlightGauge {
-  private count = 0;
+  private scrapes = 0;
   constructor(private readonly gauge: Gauge<'queue'>) {}
 
   inc(labels: { queue: string }): void {
-    this.count++;
+    if (SCRAPE_QUEUES.has(labels.queue)) this.scrapes++;
     this.gauge.inc(labels);
   }
 
   dec(labels: { queue: string }): void {
-    this.count--;
+    if (SCRAPE_QUEUES.has(labels.queue)) this.scrapes--;
     this.gauge.dec(labels);
   }
 
-  /** Jobs running in this process now, every queue and the local runs. */
-  get total(): number {
-    return this.count;
+  /** Scrape jobs running in this process now (the local runs included). */
+  get scrapesRunning(): number {
+    return this.scrapes;
   }
 }
 

@@ -5,6 +5,8 @@ import { DEFAULT_USER_AGENT, HttpFetcher } from '@trawl/scrape-engine';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
+import { AdBlocker } from './blocking/ad-blocker.js';
+import { adBlockPlugin } from './browser-plugins.js';
 
 jest.setTimeout(30_000);
 
@@ -22,8 +24,9 @@ function request(path: string, extra: Partial<BrowserFetchRequest> = {}): Browse
   return { url: site.url(path), signal: AbortSignal.timeout(timeoutMs), timeoutMs, maxBytes: 5_000_000, ...extra };
 }
 
-/** A 1x1 transparent PNG. */
+/** The media files of `/media`, each recorded when asked for. */
 const MEDIA_FILES = ['/m/a.png', '/m/b.JPG', '/m/clip.mp4', '/m/font.woff2', '/m/plain'];
+/** A 1x1 transparent PNG. */
 const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 const actions = (list: ActionInput[]) => list.map((a) => actionSchema.parse(a));
@@ -141,7 +144,15 @@ beforeAll(async () => {
     // A page with images, a web font and a video; each file's request is recorded.
     .page('/media', `<html><head><style>@font-face { font-family: F; src: url(/m/font.woff2); } p { font-family: F; }</style></head>
       <body><p>Media page</p><img src="/m/a.png" alt="a"><img src="/m/b.JPG?v=2" alt="b"><img src="/m/plain" alt="c">
-      <video src="/m/clip.mp4" autoplay muted></video></body></html>`)
+      <video src="/m/clip.mp4" autoplay muted></video><p id="loaded"></p><script src="/js/matomo.js"></script>
+      <script>for (const img of document.querySelectorAll('img')) {
+        const mark = () => { if (img.naturalWidth > 0) document.getElementById('loaded').textContent += img.alt; };
+        if (img.complete) mark(); else img.addEventListener('load', mark);
+      }</script></body></html>`)
+    .route('/js/matomo.js', (req, res) => {
+      seen.push({ path: '/js/matomo.js', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end('/* analytics */');
+    })
     .route('/basic', (req, res) => {
       if (req.headers.authorization === `Basic ${Buffer.from('alice:pa ss').toString('base64')}`) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>members only</p>');
       res.writeHead(401, { 'www-authenticate': 'Basic realm="t"', 'content-type': 'text/html' }).end('<p>who are you</p>');
@@ -344,6 +355,8 @@ describe('BrowserFetcher', () => {
     seen.length = 0;
     const read = await skipping.fetch(request('/media'));
     expect(read.text).toContain('<img src="/m/a.png" alt="a">');
+    // Each image loaded (a placeholder), as the page's scripts expect.
+    expect(read.text).toContain('<p id="loaded">abc</p>');
     // By kind, not by name: an image URL without an extension is skipped too.
     expect(media()).toEqual([]);
     // A navigation to an image is not a subresource: it loads.
@@ -361,6 +374,17 @@ describe('BrowserFetcher', () => {
     expect([...new Set(media())]).toEqual(all);
     await fetcher.fetch(request('/media'));
     expect([...new Set(media())]).toEqual(all);
+  });
+
+  it('blocks ads through the ad blocker plugin in the same interception that skips media', async () => {
+    const blocking = new BrowserFetcher({ pool, smartWaitMaxMs: 3000, skipMedia: true, plugins: [adBlockPlugin(await AdBlocker.load())] });
+    seen.length = 0;
+    const page = await blocking.fetch(request('/media'));
+    expect(page.text).toContain('<p id="loaded">abc</p>');
+    expect(seen.map((r) => r.path)).toEqual([]);
+    // Without the plugin the tracker loads.
+    await fetcher.fetch(request('/media'));
+    expect(seen.map((r) => r.path)).toContain('/js/matomo.js');
   });
 
   it('opens no window without a user gesture, and its client hints carry the user agent\'s brand, not a headless one', async () => {

@@ -106,9 +106,9 @@ export interface BrowserFetcherOptions {
    */
   downloads?: Fetcher;
   /**
-   * The standard browser does not load images, fonts, audio or video (the protocol's resource types:
-   * a navigation to an image still loads) for pages without a screenshot or actions: their HTML, text
-   * and links are the same, and the renderer and network have much less to do. Default false.
+   * The standard browser does not load images (each gets a 1x1 placeholder, so its `load` event fires),
+   * fonts, audio or video (by the protocol's resource types: a navigation to an image still loads) for
+   * pages without a screenshot or actions: the renderer and network have much less to do. Default false.
    */
   skipMedia?: boolean;
 }
@@ -143,6 +143,8 @@ const POPUP_GUARD_SCRIPT = String.raw`(() => {
   };
 })();`;
 
+/** Longest wait for the page to answer whether an aborted navigation was its renderer's crash, ms. */
+const CRASH_PROBE_MS = 2000;
 /** Time kept back from the deadline for capture and conversion after the waits, ms. */
 const CAPTURE_RESERVE_MS = 1500;
 /** Default of {@link BrowserFetchRequest.maxActionReturnBytes}. */
@@ -376,7 +378,7 @@ export class BrowserFetcher implements Fetcher {
           const blockers = sessions.flatMap((s) => (s.requestBlocker ? [s.requestBlocker] : []));
           await Promise.all([
             overrideUserAgent(cdp, ua, emulation.languages, metadata),
-            interceptRequests(cdp, { skipMedia, blockers, topUrl: () => page.url() }),
+            interceptRequests(cdp, { skipMedia, blockers }),
           ]);
           setup = { page, sessions, route: opened };
           lease.state.set(SETUP, setup);
@@ -466,13 +468,14 @@ export class BrowserFetcher implements Fetcher {
       if (/net::ERR_ABORTED/.test(String((err as Error).message))) {
         // A renderer that died under the navigation aborts it before its `crash` event arrives: one
         // call to the page tells (it fails once the crash is known) whether that is what happened.
+        // At most CRASH_PROBE_MS: a page kept from an earlier navigation may be too busy to answer.
         const settled = new AbortController();
         const probe = await Promise.race([
           page.evaluate('0').then(() => '', (e: unknown) => String((e as Error).message)),
-          abortableDelay(Math.max(0, remaining()), AbortSignal.any([req.signal, settled.signal])).then(() => '', () => ''),
+          abortableDelay(Math.max(0, Math.min(remaining(), CRASH_PROBE_MS)), AbortSignal.any([req.signal, settled.signal])).then(() => '', () => ''),
         ]).finally(() => settled.abort());
         if (req.signal.aborted) throw abortError(req.signal);
-        if (/crashed/i.test(probe)) throw mapNavigationError(new Error(probe), remaining());
+        if (/crashed/i.test(probe)) throw new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)', { cause: err });
       }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {

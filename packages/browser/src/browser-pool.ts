@@ -21,6 +21,11 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-sync',
   '--no-first-run',
   '--disable-dev-shm-usage',
+  // A page's cross-site iframes stay in its renderer, as the headless shell keeps them anyway: their
+  // requests pass the page's request interception (ad blocking, see request-interception.ts), and the
+  // page's memory cap covers them. The full browser (the stealth flavor) otherwise ran each in a
+  // process of its own, unseen by the page's protocol session.
+  '--disable-site-isolation-trials',
 ];
 
 /**

@@ -5,7 +5,7 @@ import type { CDPSession } from 'playwright-core';
  * `fetch`, ...), except that a frame navigation is `document` only for the top-level frame (the page
  * itself) and `subdocument` for an iframe.
  */
-export const BLOCK_RESOURCE_TYPES = [
+const BLOCK_RESOURCE_TYPES = [
   'document', 'subdocument', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch',
   'eventsource', 'websocket', 'manifest', 'other',
 ] as const;
@@ -26,6 +26,7 @@ export interface BlockQuery {
 export interface RequestBlocker {
   /** False when no rule could block the URL: the request goes on without being described. */
   isCandidate(url: string): boolean;
+  /** True when the request must fail. */
   shouldBlock(query: BlockQuery): boolean;
 }
 
@@ -34,12 +35,13 @@ export type PageProtocolSession = Pick<CDPSession, 'send' | 'on' | 'off'>;
 
 /** Options of {@link interceptRequests}. */
 export interface InterceptionOptions {
-  /** Images, fonts, audio and video (by the protocol's resource type) fail unloaded. */
+  /**
+   * Images are answered with a 1x1 placeholder (their `load` event fires, as for the real image);
+   * fonts, audio and video fail unloaded.
+   */
   skipMedia: boolean;
   /** A request any of them blocks fails. */
   blockers: readonly RequestBlocker[];
-  /** The page's current URL (Playwright's `page.url()`): the document every request is judged from. */
-  topUrl: () => string;
 }
 
 /** The requests of a page {@link interceptRequests} has seen to. */
@@ -48,7 +50,7 @@ export interface Interception {
   blocked(): number;
   /** Requests a blocker judged (candidates). */
   judged(): number;
-  /** Media requests failed unloaded. */
+  /** Media requests answered with a placeholder or failed unloaded. */
   skipped(): number;
   /** Stops intercepting. */
   detach(): Promise<void>;
@@ -63,58 +65,76 @@ interface PausedRequest {
   resourceType: string;
 }
 
+/** A frame of the page as the protocol's Page domain reports it. */
+interface FrameInfo {
+  url: string;
+  parentId: string | undefined;
+}
+
 /** Protocol resource types of what {@link InterceptionOptions.skipMedia} leaves unloaded. */
 const MEDIA_TYPES = ['Image', 'Font', 'Media'] as const;
 
+/** A 1x1 transparent GIF, base64: what a skipped image gets instead of its bytes. */
+const PLACEHOLDER_GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+const PLACEHOLDER_HEADERS = [
+  { name: 'content-type', value: 'image/gif' },
+  { name: 'cache-control', value: 'no-store' },
+  { name: 'access-control-allow-origin', value: '*' },
+];
+
 /**
- * Fails a page's ad and tracker requests and, with `skipMedia`, its images, fonts, audio and video,
- * through the page's own protocol session (`context.newCDPSession(page)`), set before its first
- * navigation. The browser pauses the requests concerned (`Fetch.enable`): every request when there
- * is a blocker, the media types only otherwise. Each is let go or failed (`BlockedByClient`) at once;
- * only a blocker's candidate URLs are described and judged. A navigation (the page's, or an iframe's
- * for blockers) is never media. Undefined when there is nothing to do.
+ * Fails a page's ad and tracker requests and, with `skipMedia`, stands in for its images (a 1x1
+ * placeholder) and fails its fonts, audio and video, through the page's own protocol session
+ * (`context.newCDPSession(page)`), set before its first navigation. The browser pauses the requests
+ * concerned (`Fetch.enable`): every request when there is a blocker, the media types only otherwise.
+ * Each is let go, answered or failed (`BlockedByClient`) at once; only a blocker's candidate URLs are
+ * described and judged, from the URL of the frame that asked (or of its nearest http(s) ancestor:
+ * about:blank and srcdoc frames), which the session's frame events keep. A navigation (the page's, or
+ * an iframe's for blockers) is never media. Undefined when there is nothing to do.
  *
  * Not through Playwright's `route`: any route makes Playwright turn the HTTP cache off for the whole
  * context (`Network.setCacheDisabled`), so every page of a crawl session fetched every stylesheet and
- * script again. Requests served from cache still pass here and stay cached. Routes and other sessions'
- * pauses (Playwright's for `httpCredentials`, whose challenges stay with it) work beside it: each
- * session lets go what it paused.
+ * script again. Requests served from cache still pass here and stay cached; redirect hops are judged
+ * too. Routes and other sessions' pauses (Playwright's for `httpCredentials`, whose challenges stay
+ * with it) work beside it: each session lets go what it paused.
  *
- * Coverage: the page's frames and the frames in its renderer, and the navigation of every iframe (an
- * ad iframe is blocked whole). The subresources of a cross-site iframe the full browser runs in a
- * process of its own (site isolation; the headless shell keeps frames in the page's renderer) are not
- * seen. Service-worker requests are not seen either: contexts are created with `serviceWorkers: 'block'`.
+ * Coverage: every frame in the page's renderer, and the navigation of every iframe (an ad iframe is
+ * blocked whole). The pool's browsers keep a page's frames in its renderer (no site isolation, see
+ * `CHROMIUM_ARGS`); a cross-site iframe in a process of its own would not be seen. Service-worker
+ * requests are not seen either: contexts are created with `serviceWorkers: 'block'`.
  */
 export async function interceptRequests(cdp: PageProtocolSession, options: InterceptionOptions): Promise<Interception | undefined> {
-  const { skipMedia, blockers, topUrl } = options;
+  const { skipMedia, blockers } = options;
   if (!skipMedia && blockers.length === 0) return undefined;
-  // The top frame keeps its id across the page's navigations.
-  const mainFrameId = blockers.length ? (await cdp.send('Page.getFrameTree')).frameTree.frame.id : '';
+  const frames = blockers.length ? await trackFrames(cdp) : undefined;
   let blocked = 0;
   let judged = 0;
   let skipped = 0;
   let attached = true;
   const onPaused = (event: PausedRequest): void => {
-    let fail = false;
-    if (skipMedia && (MEDIA_TYPES as readonly string[]).includes(event.resourceType)) {
-      skipped += 1;
-      fail = true;
-    } else {
-      const candidates = blockers.filter((b) => b.isCandidate(event.request.url));
-      if (candidates.length) {
-        judged += 1;
-        try {
-          const query = describePaused(event, mainFrameId, topUrl());
-          fail = candidates.some((b) => b.shouldBlock(query));
-        } catch {
-          // A request that cannot be judged is let through: blocking must never break a page.
+    let outcome: 'continue' | 'fail' | 'placeholder' = 'continue';
+    try {
+      if (skipMedia && (MEDIA_TYPES as readonly string[]).includes(event.resourceType)) {
+        skipped += 1;
+        outcome = event.resourceType === 'Image' ? 'placeholder' : 'fail';
+      } else if (frames) {
+        const candidates = blockers.filter((b) => b.isCandidate(event.request.url));
+        if (candidates.length) {
+          judged += 1;
+          const query = describePaused(event, frames);
+          if (candidates.some((b) => b.shouldBlock(query))) {
+            blocked += 1;
+            outcome = 'fail';
+          }
         }
-        if (fail) blocked += 1;
       }
+    } catch {
+      // A request that cannot be judged is let through: blocking must never break a page.
     }
-    const settled = fail
-      ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
-      : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+    const { requestId } = event;
+    const settled = outcome === 'continue' ? cdp.send('Fetch.continueRequest', { requestId })
+      : outcome === 'fail' ? cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' })
+        : cdp.send('Fetch.fulfillRequest', { requestId, responseCode: 200, responseHeaders: PLACEHOLDER_HEADERS, body: PLACEHOLDER_GIF });
     // The page may close while its request is paused: nothing left to let go then.
     settled.catch(() => undefined);
   };
@@ -130,27 +150,73 @@ export async function interceptRequests(cdp: PageProtocolSession, options: Inter
     detach: async () => {
       if (!attached) return;
       attached = false;
-      cdp.off('Fetch.requestPaused', onPaused);
+      // Nothing is paused once interception is off; then the handler goes.
       await cdp.send('Fetch.disable').catch(() => undefined);
+      cdp.off('Fetch.requestPaused', onPaused);
+      frames?.dispose();
+    },
+  };
+}
+
+/** The page's frames, kept from the session's Page events (they arrive while a navigation is paused, unlike answers to `Page.getFrameTree`). */
+interface FrameMap {
+  readonly mainId: string;
+  get(id: string): FrameInfo | undefined;
+  dispose(): void;
+}
+
+async function trackFrames(cdp: PageProtocolSession): Promise<FrameMap> {
+  const frames = new Map<string, FrameInfo>();
+  const onAttached = (e: { frameId: string; parentFrameId?: string }) => {
+    if (!frames.has(e.frameId)) frames.set(e.frameId, { url: '', parentId: e.parentFrameId });
+  };
+  const onNavigated = (e: { frame: { id: string; parentId?: string; url: string } }) => {
+    frames.set(e.frame.id, { url: e.frame.url, parentId: e.frame.parentId });
+  };
+  const onDetached = (e: { frameId: string; reason?: string }) => {
+    // A frame swapped into another process keeps its id and goes on.
+    if (e.reason !== 'swap') frames.delete(e.frameId);
+  };
+  cdp.on('Page.frameAttached', onAttached);
+  cdp.on('Page.frameNavigated', onNavigated);
+  cdp.on('Page.frameDetached', onDetached);
+  const [{ frameTree }] = await Promise.all([cdp.send('Page.getFrameTree'), cdp.send('Page.enable')]);
+  // The top frame keeps its id across the page's navigations.
+  const mainId = frameTree.frame.id;
+  if (!frames.has(mainId)) frames.set(mainId, { url: frameTree.frame.url, parentId: undefined });
+  return {
+    mainId,
+    get: (id) => frames.get(id),
+    dispose() {
+      cdp.off('Page.frameAttached', onAttached);
+      cdp.off('Page.frameNavigated', onNavigated);
+      cdp.off('Page.frameDetached', onDetached);
     },
   };
 }
 
 /**
  * Describes a paused request: its kind as Playwright names it (a frame navigation is `document` for
- * the page itself, `subdocument` for an iframe) and, as the URL of the document that issued it, the
- * page's own (`topUrl`). The frame tree cannot be asked while a navigation is paused (the protocol
- * answers only after it), so an iframe's requests are judged as the page's: a request from an ad
- * iframe to its own host counts as third-party, as an ad should.
+ * the page itself, `subdocument` for an iframe) and the URL of the document that issued it: the
+ * frame's own, or its nearest http(s) ancestor's (about:blank and srcdoc frames, where ad scripts like
+ * to run, inherit their parent's origin); for an iframe's navigation, its parent's.
  */
-function describePaused(event: PausedRequest, mainFrameId: string, topUrl: string): BlockQuery {
+function describePaused(event: PausedRequest, frames: FrameMap): BlockQuery {
   const url = event.request.url;
+  const documentUrl = (frameId: string | undefined): string => {
+    for (let id = frameId, hops = 0; id !== undefined && hops < 64; id = frames.get(id)?.parentId, hops++) {
+      const frameUrl = frames.get(id)?.url ?? '';
+      if (/^https?:/i.test(frameUrl)) return frameUrl;
+    }
+    return '';
+  };
   if (event.resourceType === 'Document') {
-    return event.frameId === mainFrameId ? { url, sourceUrl: '', resourceType: 'document' } : { url, sourceUrl: topUrl, resourceType: 'subdocument' };
+    if (event.frameId === frames.mainId) return { url, sourceUrl: '', resourceType: 'document' };
+    return { url, sourceUrl: documentUrl(frames.get(event.frameId)?.parentId ?? frames.mainId), resourceType: 'subdocument' };
   }
   const named = event.resourceType.toLowerCase();
   return {
-    url, sourceUrl: /^https?:/i.test(topUrl) ? topUrl : '',
+    url, sourceUrl: documentUrl(frames.get(event.frameId) ? event.frameId : frames.mainId),
     resourceType: (BLOCK_RESOURCE_TYPES as readonly string[]).includes(named) ? named as BlockResourceType : 'other',
   };
 }

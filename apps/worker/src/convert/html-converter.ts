@@ -108,8 +108,8 @@ export class ThreadedHtmlConverter implements HtmlConverter {
   /**
    * `inlineMaxChars`: pages up to this length skip the threads; default {@link INLINE_CONVERSION_MAX_CHARS}, 0: never.
    * `idleInlineMaxMs`: watchdog of a larger page converted inline while nothing else converts and no
-   * other job runs; default {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
-   * `jobsRunning`: jobs this process runs now (its own included); default none counted.
+   * other scrape runs; default {@link IDLE_INLINE_MAX_MS}, 0: never (every larger page goes to a thread).
+   * `jobsRunning`: scrape jobs this process runs now (the converting one included); default none counted.
    * `idleInlineBackoffMs`: how long that path is off after the watchdog stopped a conversion; default {@link IDLE_INLINE_BACKOFF_MS}.
    * `throughputInline`: `throughput` conversions (crawl and batch pages) of small pages run inline too;
    * default only on a single core. Else every such page goes to a thread, small ones included: a crawl
@@ -139,7 +139,7 @@ export class ThreadedHtmlConverter implements HtmlConverter {
       // Only a page someone waits for: a crawl's pages arrive one after another, so one is often the
       // only conversion under way while the event loop is busy with the crawl's other pages (inline,
       // the Jena crawl ran at 125-155 pages/s against 157-185 on the thread: `crawl.bench.mjs --mode
-      // cpu --site jena`, same-window A/B). And only while no other job runs: with others in flight the
+      // cpu --site jena`, same-window A/B). And only while no other scrape runs: with others in flight the
       // event loop is their bottleneck, and the thread converts on the other core (sync scrapes, 8 in
       // flight: main thread -0.9 ms a request, throughput x1.23, same-window A/B; 1 in flight unchanged).
       if (priority === 'latency' && this.active === 1 && this.jobsRunning() <= 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {

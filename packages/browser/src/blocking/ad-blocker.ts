@@ -22,7 +22,7 @@ export interface AdBlockerAttachment {
   /** Number of requests of the page failed so far. */
   blocked: () => number;
   /** Number of requests of the page the engine judged (candidates only). */
-  routed: () => number;
+  judged: () => number;
   /** Stops judging the page's requests. */
   detach: () => Promise<void>;
 }
@@ -36,7 +36,7 @@ export interface AdBlockerStats {
 }
 
 /**
- * Blocks ad and tracker requests of a browser context with the network filters of Ghostery's
+ * Blocks ad and tracker requests of a page with the network filters of Ghostery's
  * TrackerDB (`@ghostery/trackerdb`), matched by Ghostery's adblocker engine. Built once per process
  * (compiling the list takes tens of ms); `shouldBlock` then costs microseconds per request.
  */
@@ -112,13 +112,12 @@ export class AdBlocker {
   /**
    * Fails the page's ad and tracker requests (`BlockedByClient`) and lets every other request go on,
    * through the page's own protocol session (`cdp`, from `context.newCDPSession(page)`), before its
-   * first navigation: {@link interceptRequests} with this blocker alone. `topUrl` is the page's
-   * current URL (Playwright's `page.url()`).
+   * first navigation: {@link interceptRequests} with this blocker alone.
    */
-  async attach(cdp: PageProtocolSession, topUrl: () => string): Promise<AdBlockerAttachment> {
-    const interception = await interceptRequests(cdp, { skipMedia: false, blockers: [this], topUrl });
-    if (!interception) throw new Error('unreachable: a blocker always intercepts');
-    return { blocked: () => interception.blocked(), routed: () => interception.judged(), detach: () => interception.detach() };
+  async attach(cdp: PageProtocolSession): Promise<AdBlockerAttachment> {
+    const interception = await interceptRequests(cdp, { skipMedia: false, blockers: [this] });
+    if (!interception) throw new Error('interceptRequests intercepts nothing without a blocker');
+    return { blocked: () => interception.blocked(), judged: () => interception.judged(), detach: () => interception.detach() };
   }
 }
 
