@@ -3,7 +3,8 @@
 // run. The ratio is the cost of the cluster. Two rows each: `embedded` (one process, as `npm start`:
 // the worker runs what its API admits without BullMQ) and `queued` (every scrape through BullMQ, as a
 // gateway in its own process sends them). Pages: real articles from ../shared/corpora/readability,
-// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--hops 1]
+// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
+// --settle N: untimed requests of the same path at the same concurrency before each timed row (default 100).
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
 // BENCH_NO_LOCAL_RESULTS=1: the embedded row's outcomes reach the gateway through the results channel
@@ -18,6 +19,7 @@ const REQUESTS = arg('requests', 200);
 const HOPS = arg('hops', 0) > 0;
 const PAGES = arg('pages', 20);
 const WARMUP = arg('warmup', 250);
+const SETTLE = arg('settle', 100);
 const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
 if (!existsSync(CORPUS)) {
   console.error(`corpus not found: ${CORPUS}`);
@@ -110,10 +112,20 @@ for (const parallel of [1, 8]) {
   // Interleave them so machine noise hits all alike. `embedded`: one process, as `npm start` runs it
   // (the worker runs the scrapes its API admits without the queue hop); `queued`: the same cluster
   // with every scrape going through BullMQ, as between a gateway and workers in their own processes.
-  const b = await measure(bare, REQUESTS, parallel);
+  // Each timed row follows `--settle` untimed requests of the same path at the same concurrency: the
+  // warm-up runs one at a time, so the first row at 8 in flight used to absorb the conversion thread's
+  // and V8's compiling (measured: 2.3 ms a request of JIT threads in that window against 0.5-0.8 in
+  // the next ones, whichever row came first; the queued row read 4-7 ms of CPU a request over the
+  // embedded one, 1-2 ms once settled).
+  const settled = async (fn) => {
+    if (SETTLE > 0) await measure(fn, SETTLE, parallel);
+    return measure(fn, REQUESTS, parallel);
+  };
+  const b = await settled(bare);
   cluster.gatewayRunsLocally(false);
-  const q = await measure(viaCluster, REQUESTS, parallel);
+  const q = await settled(viaCluster);
   cluster.gatewayRunsLocally(true);
+  if (SETTLE > 0) await measure(viaCluster, SETTLE, parallel);
   if (HOPS && parallel === 1) subscribe('trawl:hop', onHop);
   const c = await measure(viaCluster, REQUESTS, parallel);
   if (HOPS && parallel === 1) unsubscribe('trawl:hop', onHop);
