@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from '@trawl/observability';
+import { SCRAPE_QUEUE_NAMES } from '@trawl/queue';
 
 /** Queues whose jobs scrape (fetch, render, convert, parse): those the event loop works for. */
-const SCRAPE_QUEUES: ReadonlySet<string> = new Set(['scrape', 'browser', 'documents']);
+const SCRAPE_QUEUES: ReadonlySet<string> = new Set(SCRAPE_QUEUE_NAMES);
 
 /**
  * The in-flight gauge with the process's count of scrape jobs at hand: the HTML converter converts a

@@ -7,7 +7,7 @@ import {
 import { egressContextProxy } from './egress-context-proxy.js';
 import type { BrowserFlavor, BrowserPool } from './browser-pool.js';
 import { buildEmulation, userAgentMetadata, type Emulation, type UserAgentMetadata } from './emulation.js';
-import { mapNavigationError } from './navigation-error.js';
+import { mapNavigationError, pageCrashedError } from './navigation-error.js';
 import { capturePage } from './page-capture.js';
 import { runActions, takeScreenshot, type ActionOutputs, type BrowserBinary } from './page-actions.js';
 import { interceptRequests, type RequestBlocker } from './request-interception.js';
@@ -329,9 +329,10 @@ export class BrowserFetcher implements Fetcher {
     const reusable = req.session !== undefined && !req.actions?.length && !req.screenshot && !req.storageState && !req.captureStorageState;
     // Images, fonts and media are not loaded for a page only read (no pixels: no screenshot, no
     // actions, which may look at or print the page); the stealth browser loads what a visitor would.
+    // (Every reusable page of a flavor decides alike: the session key needs nothing more.)
     const skipMedia = this.options.skipMedia === true && flavor === 'standard' && !req.actions?.length && !req.screenshot;
     const session = reusable
-      ? JSON.stringify([req.session, flavor, contextOptions, cookie ?? null, plugins.map((p) => p.name), req.proxy?.url.href ?? null, emulation.languages, skipMedia])
+      ? JSON.stringify([req.session, flavor, contextOptions, cookie ?? null, plugins.map((p) => p.name), req.proxy?.url.href ?? null, emulation.languages])
       : undefined;
     // One egress route per context: its refusals explain this context's failures and nobody else's.
     // It closes with the context.
@@ -388,7 +389,7 @@ export class BrowserFetcher implements Fetcher {
         }
         const { page, sessions, route } = setup;
         const downloadContext = { emulation, userAgent: contextOptions.userAgent, credentials, started };
-        const onCrash = () => crash.abort(new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)'));
+        const onCrash = () => crash.abort(pageCrashedError());
         page.on('crash', onCrash);
         const network = new NetworkTracker(context);
         const mainFrame = watchMainFrame(page, route);
@@ -475,7 +476,7 @@ export class BrowserFetcher implements Fetcher {
           abortableDelay(Math.max(0, Math.min(remaining(), CRASH_PROBE_MS)), AbortSignal.any([req.signal, settled.signal])).then(() => '', () => ''),
         ]).finally(() => settled.abort());
         if (req.signal.aborted) throw abortError(req.signal);
-        if (/crashed/i.test(probe)) throw new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)', { cause: err });
+        if (/crashed/i.test(probe)) throw pageCrashedError(err);
       }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {

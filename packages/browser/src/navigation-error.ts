@@ -13,6 +13,11 @@ const NET_ERRORS: ReadonlyArray<[RegExp, (net: string) => TrawlError]> = [
   [/^ERR_INVALID_URL$|^ERR_UNSAFE_PORT$|^ERR_DISALLOWED_URL_SCHEME$/, () => new TrawlError('SCRAPE_INVALID_URL', 'The URL cannot be opened.')],
 ];
 
+/** The page's renderer died (out of memory, or killed past the pool's cap): the job's error. */
+export function pageCrashedError(cause?: unknown): TrawlError {
+  return new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)', cause === undefined ? {} : { cause });
+}
+
 /** Maps an error of `page.goto` to a TrawlError with a code. */
 export function mapNavigationError(err: unknown, remainingMs: number): TrawlError {
   if (err instanceof TrawlError) return err;
@@ -31,9 +36,7 @@ export function mapNavigationError(err: unknown, remainingMs: number): TrawlErro
   }
   // The renderer died under the navigation (out of memory, or killed past the pool's cap): the page's
   // `crash` event can come after this rejection, so the message says it too.
-  if (/Navigation failed because page crashed|Page crashed|Target crashed/i.test(message)) {
-    return new TrawlError('SCRAPE_PAGE_CRASHED', 'The page crashed (out of memory, or stopped past the memory limit)', { cause: err });
-  }
+  if (/Navigation failed because page crashed|Page crashed|Target crashed/i.test(message)) return pageCrashedError(err);
   if (/Target (page, context or browser )?closed|Browser has been closed/i.test(message)) {
     return new TrawlError('SCRAPE_BROWSER_CRASHED', 'The browser closed during navigation.', { retryable: true, cause: err });
   }

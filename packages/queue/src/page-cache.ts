@@ -332,16 +332,16 @@ export class PageCache {
 }
 
 /**
- * Brotli quality of a page: every fetch compresses its page, so the cheapest level. Level 0 took 0.42
- * ms of CPU for a 172 KB article page against 0.79 at level 1, for entries 7% larger (36.2 against
- * 33.9 KB); level 1 itself is about a third of level 4's CPU on HTML for entries 15% larger. Readers
- * accept any level.
+ * Brotli quality of a page: every fetch compresses its page, so the cheapest level. Level 0 took
+ * 0.31-0.36 ms a page against 0.41-0.54 at level 1 over 20 corpus articles (170 KB on average; a
+ * scratch timing, alternated), for entries 7% larger; level 1 itself is about a third of level 4's
+ * CPU on HTML for entries 15% larger. Readers accept any level.
  */
 const PAGE_QUALITY = 0;
 /**
  * Brotli quality of a derived entry (the formats, read back at the gateway on every hit): entries of
- * up to 16 KiB are compressed on the event loop, where level 1 took 0.06 ms against 0.16 at level 4,
- * for entries about 15% larger; decoding costs the same.
+ * up to 16 KiB are compressed on the event loop, where level 1 took 0.06 ms against 0.16 at level 4
+ * (a scratch timing of the bench's entries), for entries about 15% larger; decoding costs the same.
  */
 const DERIVED_QUALITY = 1;
 

@@ -141,7 +141,7 @@ export class ThreadedHtmlConverter implements HtmlConverter {
       // the Jena crawl ran at 125-155 pages/s against 157-185 on the thread: `crawl.bench.mjs --mode
       // cpu --site jena`, same-window A/B). And only while no other scrape runs: with others in flight the
       // event loop is their bottleneck, and the thread converts on the other core (sync scrapes, 8 in
-      // flight: main thread -0.9 ms a request, throughput x1.23, same-window A/B; 1 in flight unchanged).
+      // flight: main thread -0.9 ms a request, throughput x1.23, same-window A/B of a scratch driver; 1 in flight unchanged).
       if (priority === 'latency' && this.active === 1 && this.jobsRunning() <= 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
         const result = this.convertWatched(rawHtml, opts);
