@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, RedisMonitor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 
 // Embedded mode (`npm start`: apps/cli/src/embedded.ts) wires the API to its in-process worker as
@@ -51,6 +51,32 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     const got = await cluster.call('GET', `/v2/scrape/${data.metadata.scrapeId}`);
     expect(got.status).toBe(200);
     expect((got.body as { data: { markdown: string } }).data.markdown).toBe(data.markdown);
+  });
+
+  it('reads nothing a fresh run already knows: no credit read after the rate limit\'s, no start reads in the worker', async () => {
+    const t = await cluster.team({ credits: 100 });
+    const url = site.url('/article');
+    expect((await cluster.call('POST', '/v2/scrape', { key: t.key, body: { url, formats: ['markdown'], maxAge: 0 } })).status).toBe(200); // key remembered
+    const { host, port } = cluster.redis.options;
+    const monitor = await RedisMonitor.start(host!, port!);
+    const commands: string[] = [];
+    const marker = `end-${t.id}`;
+    const seen = new Promise<void>((resolve) => {
+      monitor.on(({ args, source }) => {
+        if (args[0]?.toLowerCase() === 'echo' && args[1] === marker) resolve();
+        else if (source !== 'lua') commands.push(args[0]!.toLowerCase());
+      });
+    });
+    const res = await cluster.call('POST', '/v2/scrape', { key: t.key, body: { url, formats: ['markdown'], maxAge: 0 } });
+    expect(res.status).toBe(200);
+    expect((res.body as { data: { metadata: { creditsUsed: number } } }).data.metadata.creditsUsed).toBe(1);
+    await cluster.redis.echo(marker);
+    await seen;
+    monitor.stop();
+    // Before: HMGET of the credits (gateway), HGET of the disabled flag, EXISTS of the cancel mark and
+    // GET of the result (worker). What is left are scripts and writes.
+    expect(commands.filter((c) => ['hmget', 'hget', 'exists', 'get', 'mget'].includes(c))).toEqual([]);
+    expect(commands).toContain('evalsha');
   });
 
   it('with the worker\'s store not handed over (a gateway in its own process), the outcome is announced as before', async () => {

@@ -50,7 +50,7 @@ export function remainingCredits(team: { credits: number | null; creditsUsed: nu
  * `creditsUsed` cannot pay `amount`; undefined when it can. The one rule of {@link CreditLedger.ensureAvailable}
  * and of readers that fetch the team's fields together with others (a crawl page's start).
  */
-export function creditShortfall(credits: string | null | undefined, used: string | null | undefined, amount: number): TrawlError | undefined {
+export function creditShortfall(credits: string | number | null | undefined, used: string | number | null | undefined, amount: number): TrawlError | undefined {
   if (credits === null || credits === undefined || credits === '') return undefined;
   const remaining = Number(credits) - Number(used ?? 0);
   if (remaining >= amount) return undefined;
@@ -92,9 +92,11 @@ export class CreditLedger {
   /**
    * Throws INSUFFICIENT_CREDITS (402) when the team cannot pay `amount` now. Checked before an
    * operation starts; the exact cost is charged when it ends (a PDF's page count is known only then).
+   * `read`: the team's record as this request read it from Redis a moment ago (not a cached copy):
+   * checked against that, with no round trip.
    */
-  async ensureAvailable(teamId: string, amount: number): Promise<void> {
-    const [credits, used] = await this.redis.hmget(this.keys.team(teamId), 'credits', 'creditsUsed');
+  async ensureAvailable(teamId: string, amount: number, read?: { credits: number | null; creditsUsed: number }): Promise<void> {
+    const [credits, used] = read ? [read.credits, read.creditsUsed] : await this.redis.hmget(this.keys.team(teamId), 'credits', 'creditsUsed');
     const short = creditShortfall(credits, used, amount);
     if (short) throw short;
   }

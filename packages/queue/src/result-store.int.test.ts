@@ -39,7 +39,7 @@ async function setup() {
     await arrived;
     return announced.filter((m) => !m.startsWith('marker-'));
   };
-  return { store, waiter, flushed };
+  return { store, waiter, flushed, keys };
 }
 
 function result(jobId: string): StoredResult {
@@ -60,6 +60,54 @@ describe('result store: in-process delivery (embedded mode)', () => {
     expect(await waiting).toBe(stored);
     expect(await store.get(jobId)).toEqual(stored);
     expect(await flushed()).toEqual([]);
+  });
+
+  it('handOverFirst: the waiter has the outcome while its write is still held, then `retained` settles with the write', async () => {
+    const { store, waiter, flushed, keys } = await setup();
+    store.deliverLocally(waiter);
+    const jobId = randomUUID();
+    const waiting = waiter.wait(jobId, 60_000, { beforeSubmit: true });
+    const stored = result(jobId);
+    // Redis holds every write until unpaused (reads go on): the hand-over cannot wait for the write.
+    const admin = client();
+    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    const { retained } = await store.put(stored, { zeroDataRetention: false, handOverFirst: true });
+    expect(await waiting).toBe(stored);
+    expect(await admin.exists(keys.result(jobId))).toBe(0); // not written yet
+    await admin.call('CLIENT', 'UNPAUSE');
+    await retained;
+    expect(await store.get(jobId)).toEqual(stored);
+    expect(await flushed()).toEqual([]);
+  });
+
+  it('handOverFirst: a zero-data-retention outcome, and one nobody here waits for, are handed over once written', async () => {
+    const { store, waiter, flushed } = await setup();
+    store.deliverLocally(waiter);
+    const jobId = randomUUID();
+    const waiting = waiter.wait(jobId, 60_000, { beforeSubmit: true });
+    const stored = result(jobId);
+    expect(await store.put(stored, { zeroDataRetention: true, handOverFirst: true })).toEqual({});
+    expect(await waiting).toBe(stored);
+    const elsewhere = randomUUID();
+    expect(await store.put(result(elsewhere), { zeroDataRetention: false, handOverFirst: true })).toEqual({});
+    expect(await flushed()).toEqual([elsewhere]);
+  });
+
+  it('handOverFirst: a write that fails after the hand-over rejects `retained`, not the put', async () => {
+    const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
+    const broken = client();
+    const store = new ResultStore(broken, keys);
+    const waiter = new ResultWaiter(client(), keys, store);
+    await waiter.start();
+    store.deliverLocally(waiter);
+    const jobId = randomUUID();
+    const waiting = waiter.wait(jobId, 60_000, { beforeSubmit: true });
+    // The store's connection is closed: its writes fail after the hand-over.
+    broken.disconnect();
+    const { retained } = await store.put(result(jobId), { zeroDataRetention: false, handOverFirst: true });
+    expect((await waiting)?.jobId).toBe(jobId);
+    await expect(retained).rejects.toThrow();
+    waiter.close();
   });
 
   it('announces as before an outcome nobody here waits for, and every outcome once delivery is off', async () => {

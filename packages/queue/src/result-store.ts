@@ -64,20 +64,36 @@ export class ResultStore {
    * in the announcement itself, so the woken waiter does not read it back. A larger one is announced
    * by id once it is written. With a {@link deliverLocally} hook, the outcome is first offered to this
    * process's waiter once it is written (GET /v2/scrape/:id finds it): no announcement, no re-parse.
+   *
+   * `handOverFirst`: such a waiter gets the outcome as soon as the writes are sent, one round trip
+   * sooner. They are on the wire before the answer it sends, so they reach Redis before any request
+   * that answer leads to (the gateway retains its own cache hits the same way). The put then resolves
+   * with `retained`, which settles with the writes: their failure is its caller's to report, not a
+   * failure of the put (the outcome was delivered). Ignored for a zero-data-retention result: its
+   * gateway deletes it once answered, on another connection, where the delete could overtake the write.
    */
-  async put<T = Document>(result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean }): Promise<void> {
+  async put<T = Document>(
+    result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean },
+  ): Promise<{ retained?: Promise<void> }> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
     const json = JSON.stringify(result);
     const local = opts.announce !== false && this.local?.waitsFor(result.jobId) === true ? this.local : undefined;
     const announce = opts.announce !== false && local === undefined;
     const inline = json.length <= INLINE_RESULT_BYTES;
-    await Promise.all([
+    const written = Promise.all([
       this.redis.set(this.keys.result(result.jobId), json, 'EX', ttl),
       result.outcome.ok ? this.redis.set(this.keys.lastSuccess(result.teamId), result.finishedAt) : undefined,
       announce && inline ? this.redis.publish(this.keys.resultsChannel(), `${result.jobId}\n${json}`) : undefined,
-    ]);
+    ]).then(() => undefined);
+    if (local && opts.handOverFirst === true && !opts.zeroDataRetention) {
+      written.catch(() => undefined); // reported by the caller, through `retained`
+      local.deliver(result);
+      return { retained: written };
+    }
+    await written;
     if (announce && !inline) await this.redis.publish(this.keys.resultsChannel(), result.jobId);
     local?.deliver(result);
+    return {};
   }
 
   /**

@@ -69,13 +69,16 @@ export class ScrapeService {
     this.now = deps.now ?? Date.now;
   }
 
-  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
+  /** `teamReadNow`: `team` was read from Redis by this request (RequestLocals.teamReadNow): its credits need no second read. */
+  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal; teamReadNow?: boolean }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
-    // The cache read goes out with the credit check (one round trip for both); it never rejects.
+    // The cache read goes out with the credit check (one round trip for both, none for the check when
+    // the team was read with this request's rate limit); it never rejects.
     const cached = timeHop('gateway:cache-lookup', () => this.lookupDerived(team, request, log));
-    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured })));
+    const cost = 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured });
+    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, cost, opts.teamReadNow ? team : undefined));
     const entry = await cached;
     if (entry) return this.answerFromCache(team, request, jobId, entry, log);
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });

@@ -24,6 +24,17 @@ function parseRequest(job: ScrapeJob): ScrapeRequest {
 }
 
 /**
+ * The payload of a fresh run (JobRun.fresh): the job object its submitter in this process built a
+ * moment ago, typed as the catalog's payload, whose request is the parsed output of the scrape request
+ * schema (the API route's, or a search's parsed scrape options), not bytes from Redis. Parsing it again
+ * would give the same values (a queued copy, its JSON, is parsed to them): it is used as it is.
+ */
+function freshPayload(data: Record<string, unknown>): { job: ScrapeJob; request: ScrapeRequest } {
+  const job = data as unknown as ScrapeJob;
+  return { job, request: job.request as ScrapeRequest };
+}
+
+/**
  * The BullMQ consumer of a scrape queue (`scrape`, `browser` or `documents`): parses the job and runs
  * it through the queue's ScrapePipeline (scrape/pipeline/scrape-pipeline.ts). A payload no worker
  * can run fails at once, and its waiting caller is told.
@@ -52,7 +63,7 @@ export class ScrapeProcessor {
     const timer = stepTimer(this.deps.metrics.scrapeStep, this.deps.logger);
     let parsed: { job: ScrapeJob; request: ScrapeRequest };
     try {
-      parsed = await timed('parse', timer, () => {
+      parsed = run.fresh ? freshPayload(run.data) : await timed('parse', timer, () => {
         const job = parseJob(this.queue, run.data);
         return { job, request: parseRequest(job) };
       });

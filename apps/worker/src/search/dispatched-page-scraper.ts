@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TrawlError, needsBrowser, type ScrapeRequest } from '@trawl/api-schema';
+import { TrawlError, needsBrowser, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
 import type { JobCancellations, JobDispatcher, ResultStore, ResultWaiter, ScrapeJob } from '@trawl/queue';
 import type { SearchPageScraper, SearchScrapeOutcome } from './search-runner.js';
 
@@ -26,7 +26,14 @@ export class DispatchedPageScraper implements SearchPageScraper {
     this.now = deps.now ?? Date.now;
   }
 
-  async scrape(teamId: string, request: ScrapeRequest, opts: { deadline: number; signal: AbortSignal }): Promise<SearchScrapeOutcome> {
+  async scrape(teamId: string, built: ScrapeRequest, opts: { deadline: number; signal: AbortSignal }): Promise<SearchScrapeOutcome> {
+    // Validated here, as the API validates its requests: a job this process runs at once uses its
+    // request as it is (JobRun.fresh), and a result's URL comes from the search provider.
+    const parsed = scrapeRequestSchema.safeParse(built);
+    if (!parsed.success) {
+      return { ok: false, error: new TrawlError('SCRAPE_FAILED', `This result cannot be scraped: ${parsed.error.issues[0]?.message ?? 'invalid request'}`).toData() };
+    }
+    const request = parsed.data;
     const jobId = randomUUID();
     const enqueuedAt = this.now();
     const job: ScrapeJob = {

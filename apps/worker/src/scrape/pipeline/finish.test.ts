@@ -10,7 +10,7 @@ type Deps = Parameters<typeof finishJob>[0];
 function recordingDeps(events: string[]): Deps {
   return {
     credits: { charge: async (_team: string, amount: number) => { events.push(`charge ${amount}`); return amount; } },
-    results: { put: async () => { events.push('put'); } },
+    results: { put: async () => { events.push('put'); return {}; } },
     dispatcher: { release: async () => { events.push('release'); return true; } },
     documentBodies: { delete: async () => undefined },
     crawlPages: {},
@@ -61,6 +61,30 @@ describe('finishJob', () => {
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
     await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
     expect(events).toEqual(['recorded', 'charge 1 sent', 'release', 'charged']);
+  });
+
+  it('an outcome handed over before it is written: released with the write, whose failure does not fail the job', async () => {
+    const events: string[] = [];
+    let opts: unknown;
+    const deps = {
+      ...recordingDeps(events),
+      results: {
+        put: async (_result: unknown, o: unknown) => {
+          opts = o;
+          events.push('handed over');
+          const retained = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+            events.push('write failed');
+            throw new Error('Redis away');
+          });
+          return { retained };
+        },
+      },
+    } as unknown as Deps;
+    const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
+    await finishJob(deps, job, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
+    events.push('finished');
+    expect(opts).toEqual({ zeroDataRetention: false, handOverFirst: true });
+    expect(events).toEqual(['charge 1', 'handed over', 'release', 'write failed', 'finished']);
   });
 
   it('stores the outcome after the cache writes when there is nothing to charge', async () => {

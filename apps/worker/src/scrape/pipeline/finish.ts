@@ -46,6 +46,8 @@ export async function finishJob(
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
   // slot (a crash here leaves the slot to the reaper). A crawl page's charge, which follows its
   // recording, goes out with the release (one round trip for both), and its cache writes end with them.
+  // An outcome handed to a caller in this process as it was sent is released with its write: it was
+  // delivered, so a failed write is reported, not retried.
   const { charge, pending } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
   await timeHop('worker:finish-release', () => Promise.all([charge, pending, deps.dispatcher.release(job.teamId, job.jobId)]));
   if (job.document) await deps.documentBodies.delete(job.jobId);
@@ -80,9 +82,11 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   }
   // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
   await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
-  await deps.results.put(
+  // A caller waiting in this process is answered as the outcome is sent (ResultStore.put's
+  // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is then awaited with the release.
+  const { retained } = await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
-    { zeroDataRetention: job.zeroDataRetention },
+    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true },
   );
-  return {};
+  return retained ? { pending: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id will not find it')) } : {};
 }

@@ -19,6 +19,14 @@ export interface JobRun {
   readonly data: Record<string, unknown>;
   /** Whether the run can put the job back to run later: a BullMQ job needs its lock token. */
   readonly canDefer: boolean;
+  /**
+   * Whether the job is a single scrape (not a crawl's page) admitted by the very call that started
+   * this run, without waiting for a slot: a sync scrape the API of this process just admitted, or a
+   * search's result page. Its submitter built its payload in this process a moment ago (used as it is:
+   * ScrapeProcessor.runJob) and read its team, and no outcome or cancellation can exist yet for the id
+   * it just made, so the run reads none of them (ScrapePipeline.run). Never true for a BullMQ run.
+   */
+  readonly fresh: boolean;
   /** Whether this run still owns the job (a BullMQ run whose lock expired does not). */
   owns(): Promise<boolean>;
   /**
@@ -31,6 +39,7 @@ export interface JobRun {
 /** A BullMQ job run by a queue consumer; `token` is its lock (absent when run outside a worker). */
 export class BullJobRun implements JobRun {
   readonly canDefer: boolean;
+  readonly fresh = false;
 
   constructor(
     private readonly job: Job,
@@ -93,6 +102,7 @@ export class LocalJobRun implements JobRun {
     readonly data: Record<string, unknown>,
     readonly attempts: number,
     readonly queuedAt: number,
+    readonly fresh = false,
   ) {}
 
   owns(): Promise<boolean> {

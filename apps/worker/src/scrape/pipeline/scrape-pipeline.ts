@@ -54,8 +54,14 @@ export class ScrapePipeline {
       transformers: transformersFor(this.transformers, request), timer,
     };
     // The reads a job starts with go out together (one round trip): the team's state and a crawl
-    // page's credit check for the admit step, the cancellation watch, and the dedupe read.
-    if (job.crawl) {
+    // page's credit check for the admit step, the cancellation watch, and the dedupe read. A fresh
+    // run (admitted by the call that started it, without waiting: JobRun.fresh) reads none of them:
+    // its team was read by its submitter a moment ago, and nothing can have finished or cancelled
+    // the id that submitter just made.
+    const { fresh } = run;
+    if (fresh) {
+      ctx.teamDisabled = Promise.resolve(false);
+    } else if (job.crawl) {
       // A crawl spends credits page by page: stop before fetching once the team cannot pay for the
       // page and its formats (the LLM formats add theirs). One read of the team hash serves both checks.
       const cost = withFormatCredits(1, ctx.transformers.map((t) => t.credits(request)), { lockdown: request.lockdown });
@@ -75,10 +81,10 @@ export class ScrapePipeline {
     // the mark is set), and a later cancellation is heard; a page is never cancelled on its own.
     const watching = job.crawl
       ? this.deps.cancellations.watch([job.jobId, job.crawl.id], { readMarks: false })
-      : this.deps.cancellations.watch([job.jobId]);
+      : this.deps.cancellations.watch([job.jobId], { readMarks: !fresh });
     try {
       // A job whose outcome exists finished before a crash prevented the release (or its crawl ended): release only.
-      await timed('dedupe', timer, () => this.dedupe(ctx));
+      if (!fresh) await timed('dedupe', timer, () => this.dedupe(ctx));
     } catch (err) {
       void watching.then((w) => w.dispose(), () => undefined);
       throw err;
