@@ -31,6 +31,16 @@ describe('PageCache', () => {
     expect(await cache.get(hex('b'))).toBeNull();
   });
 
+  it('stores the fetched bytes of a page in place of its body encoded again, and reads back the body alone', async () => {
+    const cache = new PageCache(db.redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
+    const body = '<p>héllo ✓ 日本</p>'.repeat(50);
+    expect(await cache.put(hex('u'), page(body, { bodyUtf8: Buffer.from(body, 'utf8') }))).toBe('stored');
+    expect(await cache.get(hex('u'))).toEqual(page(body)); // no bodyUtf8 in the entry's facts
+    // The bytes are what is stored (the body is not encoded again): bytes of another text read back as that text.
+    await cache.put(hex('v'), page(body, { bodyUtf8: Buffer.from('<p>the bytes</p>', 'utf8') }));
+    expect((await cache.get(hex('v')))?.body).toBe('<p>the bytes</p>');
+  });
+
   it('refuses an entry over the entry limit', async () => {
     const cache = new PageCache(db.redis, { prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 2048, ttlSec: 0 });
     expect(await cache.put(hex('big'), page(randomBytes(10_000).toString('base64')))).toBe('too-large');

@@ -54,6 +54,11 @@ export interface CachedPage {
   proxyUsed: 'basic' | 'enhanced';
   timezone?: string;
   body: string;
+  /**
+   * `body` as UTF-8 bytes, when the fetch kept them (FetchResult.utf8): stored instead of encoding
+   * `body` again. Not part of the entry (a read gives `body` only).
+   */
+  bodyUtf8?: Buffer;
   screenshot?: CachedScreenshot;
   document?: CachedDocumentFacts;
 }
@@ -359,9 +364,9 @@ function brotliOptions(quality: number, size: number): BrotliOptions {
 
 /** Layout before compression: u32 meta length, meta JSON, u32 body length, body UTF-8, screenshot bytes. */
 async function encode(page: CachedPage): Promise<Buffer> {
-  const { body, screenshot, ...rest } = page;
+  const { body, bodyUtf8, screenshot, ...rest } = page;
   const meta = Buffer.from(JSON.stringify({ ...rest, ...(screenshot ? { screenshot: { ...screenshot, data: undefined } } : {}) }), 'utf8');
-  const text = Buffer.from(body, 'utf8');
+  const text = bodyUtf8 ?? Buffer.from(body, 'utf8');
   const head = Buffer.alloc(4);
   head.writeUInt32BE(meta.length);
   const mid = Buffer.alloc(4);

@@ -67,6 +67,20 @@ describe('decodeText', () => {
     expect(viaHeader.text).toContain('Привет');
   });
 
+  it('keeps the bytes of a valid UTF-8 body as `text` encoded (after its BOM), and none for an invalid or other body', () => {
+    const body = Buffer.from('<p>héllo ✓ 日本 😀</p>', 'utf8');
+    const plain = decodeText({ bytes: body, headerCharset: 'utf-8', kind: 'html' });
+    expect(plain.utf8?.equals(Buffer.from(plain.text, 'utf8'))).toBe(true);
+    expect(plain.utf8?.buffer).toBe(body.buffer); // a view, not a copy
+    const withBom = decodeText({ bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]), kind: 'html' });
+    expect(withBom.utf8?.equals(body)).toBe(true);
+    // A truncated 4-byte sequence: one U+FFFD, three bytes as the input's three.
+    const invalid = decodeText({ bytes: Buffer.concat([body, Buffer.from([0xf0, 0x9f, 0x98])]), headerCharset: 'utf-8', kind: 'html' });
+    expect(invalid.text.endsWith('\ufffd')).toBe(true);
+    expect(invalid.utf8).toBeUndefined();
+    expect(decodeText({ bytes: Buffer.from('<p>caf\xe9</p>', 'latin1'), headerCharset: 'windows-1252', kind: 'html' }).utf8).toBeUndefined();
+  });
+
   it('decodes UTF-16 with a BOM', () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<p>日本</p>', 'utf16le')]);
     expect(decodeText({ bytes, kind: 'html' })).toEqual({

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { ContentKind } from './fetcher.js';
 
 /** Where the encoding of a body came from, in WHATWG sniffing order. */
@@ -153,8 +154,15 @@ export function decodeBytes(bytes: Uint8Array, encoding: string): string {
   return new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes);
 }
 
-/** Decodes a body as a browser would; see {@link sniffCharset}. Invalid sequences become U+FFFD. */
-export function decodeText(input: SniffCharsetInput): { text: string; charset: SniffedCharset } {
+/**
+ * Decodes a body as a browser would; see {@link sniffCharset}. Invalid sequences become U+FFFD.
+ * `utf8`: the body's own bytes (after a BOM, a view, not a copy) when they are valid UTF-8, and so
+ * exactly `text` encoded as UTF-8: whoever needs that (the page cache) need not encode `text` again.
+ */
+export function decodeText(input: SniffCharsetInput): { text: string; charset: SniffedCharset; utf8?: Buffer } {
   const charset = sniffCharset(input);
-  return { text: decodeBytes(input.bytes.subarray(charset.bomLength), charset.encoding), charset };
+  const bytes = input.bytes.subarray(charset.bomLength);
+  const text = decodeBytes(bytes, charset.encoding);
+  if (charset.encoding !== 'utf-8' || !isUtf8(bytes)) return { text, charset };
+  return { text, charset, utf8: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }

@@ -60,6 +60,12 @@ export interface FetchResult {
   kind: ContentKind;
   /** Decoded body for html, xhtml, text, json and xml. */
   text?: string;
+  /**
+   * `text` encoded as UTF-8, when those are the body's own bytes (a valid UTF-8 body, without its
+   * BOM): kept so that the page cache does not encode a large page again (about 0.3-0.4 ms of the
+   * event loop for a 300 KB article). Never serialized.
+   */
+  utf8?: Buffer;
   /** Raw (decompressed) body for pdf, document and binary. */
   body?: Buffer;
   /** Every URL redirected to, in order (the final URL last); empty without redirects. */

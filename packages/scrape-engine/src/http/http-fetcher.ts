@@ -278,6 +278,7 @@ export class HttpFetcher implements Fetcher {
       });
       result.text = decoded.text;
       result.charset = decoded.charset.encoding;
+      if (decoded.utf8) result.utf8 = decoded.utf8;
     } else {
       result.body = bytes;
     }

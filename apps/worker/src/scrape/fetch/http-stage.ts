@@ -14,7 +14,7 @@ export function cacheablePage(page: FetchResult, facts: Pick<CachedPage, 'engine
   if (page.text === undefined || !['html', 'xhtml', 'text', 'json', 'xml'].includes(page.kind)) return undefined;
   return {
     kind: 'page', url: page.url, statusCode: page.statusCode, contentType: page.contentType, contentKind: page.kind,
-    ...(page.charset ? { charset: page.charset } : {}), body: page.text, ...facts,
+    ...(page.charset ? { charset: page.charset } : {}), body: page.text, ...(page.utf8 ? { bodyUtf8: page.utf8 } : {}), ...facts,
   };
 }
 
