@@ -22,6 +22,12 @@ describe('isJavascriptShell', () => {
   it('counts link text, not URLs', () => {
     const md = '[Home](https://example.com/a/very/long/url/that/is/not/text/at/all/and/goes/on/and/on/forever/and/ever/and/ever/and/ever/and/ever)';
     expect(isJavascriptShell('<a href="x">Home</a><script></script>', md)).toBe(true);
+    // Many links whose targets hold thousands of letters, and images whose targets do: still no text.
+    const links = Array.from({ length: 12 }, (_, i) => `[L${i}](https://example.com/${'segment/'.repeat(30)}${i}) ![](/img/${'x'.repeat(200)}.png)`).join('\n');
+    expect(isJavascriptShell('<div id="root"></div><script></script>', links)).toBe(true);
+    // Text in parentheses that are no link target counts all the same (the full count decides it).
+    const aside = `(${'An aside in parentheses that is visible text all the same. '.repeat(6)})`;
+    expect(isJavascriptShell('<div id="root"></div><script></script>', aside)).toBe(false);
   });
 });
 
