@@ -10,6 +10,8 @@ let cluster: TestCluster;
 let site: FixtureSite;
 let listener: Redis;
 const announced: string[] = [];
+/** Outcomes announced on a waiter's own channel (`<prefix>:results:to:<id>`), as `<channel>\t<jobId>`. */
+const replied: string[] = [];
 let channel: string;
 
 beforeAll(async () => {
@@ -22,7 +24,9 @@ beforeAll(async () => {
   channel = `${cluster.env.TRAWL_REDIS_PREFIX ?? 'trawl'}:results`;
   listener = new Redis(cluster.env.REDIS_URL!);
   listener.on('message', (_c: string, m: string) => announced.push(m.split('\n')[0]!));
+  listener.on('pmessage', (_p: string, c: string, m: string) => replied.push(`${c}\t${m.split('\n')[0]!}`));
   await listener.subscribe(channel);
+  await listener.psubscribe(`${channel}:to:*`);
 });
 afterAll(async () => {
   listener.disconnect();
@@ -79,12 +83,16 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     expect(commands).toContain('evalsha');
   });
 
-  it('with the worker\'s store not handed over (a gateway in its own process), the outcome is announced as before', async () => {
+  it('with the worker\'s store not handed over (a gateway in its own process), the outcome is announced to that gateway alone', async () => {
     cluster.api.runLocally(cluster.worker!.localRunner);
     cluster.worker!.results.deliverLocally(undefined);
     const res = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/article'), formats: ['markdown'], maxAge: 0 } });
     expect(res.status).toBe(200);
     const { scrapeId } = (res.body as { data: { metadata: { scrapeId: string } } }).data.metadata;
-    expect(await announcedSoFar()).toContain(scrapeId);
+    // Not on the shared channel, which every gateway and worker hears: on the submitting waiter's own.
+    expect(await announcedSoFar()).not.toContain(scrapeId);
+    const to = replied.filter((r) => r.endsWith(`\t${scrapeId}`));
+    expect(to).toHaveLength(1);
+    expect(to[0]).toMatch(new RegExp(`^${channel}:to:[0-9a-f-]{36}\t`));
   });
 });

@@ -35,6 +35,13 @@ function jobRequestSchema<T extends object>() {
   return z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: 'Expected the request object' });
 }
 
+/**
+ * The waiter a job's outcome is announced to (ResultWaiter.replyTo): only that process receives it,
+ * on its own channel. Absent (a producer of an earlier version, or nobody waits): the shared results
+ * channel, which every waiter also hears.
+ */
+const replyToField = z.string().regex(/^[A-Za-z0-9-]{1,64}$/).optional();
+
 /** Payload of a scrape job (queue `scrape`). */
 export const scrapeJobSchema = z.object({
   /** Payload version; bump on incompatible change. */
@@ -49,6 +56,7 @@ export const scrapeJobSchema = z.object({
   mode: z.enum(['sync', 'async']),
   zeroDataRetention: z.boolean(),
   origin: z.string().optional(),
+  replyTo: replyToField,
   admission: admissionInfoSchema.optional(),
   /**
    * Set when the http engine handed the job to the browser queue: `js-shell` (the page needs
@@ -107,6 +115,7 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     request: jobRequestSchema<MapRequestInput>(),
     /** Absolute deadline, ms since epoch. */
     deadline: z.number().int().positive(),
+    replyTo: replyToField,
   }),
   z.object({
     v: z.literal(1),
@@ -119,6 +128,7 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     /** Absolute deadline, ms since epoch. */
     deadline: z.number().int().positive(),
     zeroDataRetention: z.boolean(),
+    replyTo: replyToField,
   }),
   z.object({
     v: z.literal(1),
@@ -134,6 +144,7 @@ export const crawlQueueJobSchema = z.discriminatedUnion('kind', [
     deadline: z.number().int().positive(),
     /** The LLM call logs no prompt and no completion. */
     zeroDataRetention: z.boolean(),
+    replyTo: replyToField,
   }),
 ]);
 /** What a `crawl-params` job stores as its outcome's `document`. */

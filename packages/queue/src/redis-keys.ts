@@ -183,6 +183,10 @@ export class RedisKeys {
   resultsChannel(): string {
     return `${this.prefix}:results`;
   }
+  /** The results channel of one waiter (ResultWaiter.replyTo): outcomes of the jobs it submitted. */
+  replyChannel(waiterId: string): string {
+    return `${this.prefix}:results:to:${waiterId}`;
+  }
   /** A monitor's record; every key of one monitor shares the hash tag `{m:<id>}`. */
   monitor(monitorId: string): string {
     return `${this.prefix}:{m:${monitorId}}:monitor`;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
-import { redisPerFile } from '@trawl/testing';
+import { redisPerFile, waitFor } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
 import { ResultStore, type StoredResult } from './result-store.js';
 import { ResultWaiter } from './result-waiter.js';
@@ -48,6 +48,33 @@ function result(jobId: string): StoredResult {
     outcome: { ok: true, document: { markdown: '# hi', metadata: { sourceURL: 'http://example.test/', statusCode: 200, scrapeId: jobId } } as Document },
   };
 }
+
+describe('result store: reply channels', () => {
+  it('announces an outcome on the channel of the waiter its job names, which hears the shared channel too', async () => {
+    const { store, waiter, flushed, keys } = await setup();
+    const other = new ResultWaiter(client(), keys, store);
+    await other.start();
+    const elsewhere: string[] = [];
+    const spy = client();
+    spy.on('message', (_c: string, m: string) => elsewhere.push(m.split('\n')[0]!));
+    await spy.subscribe(keys.replyChannel(other.replyTo));
+    const mine = randomUUID();
+    const waiting = waiter.wait(mine, 60_000, { beforeSubmit: true });
+    await store.put(result(mine), { zeroDataRetention: false, replyTo: waiter.replyTo });
+    expect((await waiting)?.jobId).toBe(mine);
+    // A producer that names no waiter (an earlier version): the shared channel, heard all the same.
+    const unnamed = randomUUID();
+    const waitingUnnamed = waiter.wait(unnamed, 60_000, { beforeSubmit: true });
+    await store.put(result(unnamed), { zeroDataRetention: false });
+    expect((await waitingUnnamed)?.jobId).toBe(unnamed);
+    expect(await flushed()).toEqual([unnamed]);
+    await db.redis.publish(keys.replyChannel(other.replyTo), 'marker');
+    await waitFor(() => elsewhere.includes('marker'), { what: 'the marker on the other waiter\'s channel' });
+    expect(elsewhere).toEqual(['marker']); // the other waiter's channel carried none of them
+    other.close();
+    waiter.close();
+  });
+});
 
 describe('result store: in-process delivery (embedded mode)', () => {
   it('hands an outcome to a waiter of this process as the object itself, stored, and announces nothing', async () => {

@@ -59,7 +59,8 @@ export class ResultStore {
 
   /**
    * Stores the outcome and announces it (unless `announce` is false: nobody waits for a result the
-   * gateway answered itself). A zero-data-retention result is kept only briefly. The writes and the
+   * gateway answered itself): on the channel of the waiter `replyTo` names (the job's `replyTo`), else
+   * on the shared results channel. A zero-data-retention result is kept only briefly. The writes and the
    * announcement are sent together (one round trip); a result up to {@link INLINE_RESULT_BYTES} rides
    * in the announcement itself, so the woken waiter does not read it back. A larger one is announced
    * by id once it is written. With a {@link deliverLocally} hook, the outcome is first offered to this
@@ -73,17 +74,19 @@ export class ResultStore {
    * gateway deletes it once answered, on another connection, where the delete could overtake the write.
    */
   async put<T = Document>(
-    result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean },
+    result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean; replyTo?: string | undefined },
   ): Promise<{ retained?: Promise<void> }> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
     const json = JSON.stringify(result);
     const local = opts.announce !== false && this.local?.waitsFor(result.jobId) === true ? this.local : undefined;
     const announce = opts.announce !== false && local === undefined;
     const inline = json.length <= INLINE_RESULT_BYTES;
+    // The waiter that submitted the job hears it on its own channel; nobody else receives it.
+    const channel = opts.replyTo ? this.keys.replyChannel(opts.replyTo) : this.keys.resultsChannel();
     const written = Promise.all([
       this.redis.set(this.keys.result(result.jobId), json, 'EX', ttl),
       result.outcome.ok ? this.redis.set(this.keys.lastSuccess(result.teamId), result.finishedAt) : undefined,
-      announce && inline ? this.redis.publish(this.keys.resultsChannel(), `${result.jobId}\n${json}`) : undefined,
+      announce && inline ? this.redis.publish(channel, `${result.jobId}\n${json}`) : undefined,
     ]).then(() => undefined);
     if (local && opts.handOverFirst === true && !opts.zeroDataRetention) {
       written.catch(() => undefined); // reported by the caller, through `retained`
@@ -91,7 +94,7 @@ export class ResultStore {
       return { retained: written };
     }
     await written;
-    if (announce && !inline) await this.redis.publish(this.keys.resultsChannel(), result.jobId);
+    if (announce && !inline) await this.redis.publish(channel, result.jobId);
     local?.deliver(result);
     return {};
   }

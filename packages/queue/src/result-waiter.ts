@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 import type { ResultStore, StoredResult } from './result-store.js';
@@ -9,11 +10,16 @@ interface Waiter {
 }
 
 /**
- * Lets a gateway wait for job outcomes: one subscriber connection per process listens to the results
- * channel and wakes the matching waiter. A notification missed during a reconnect is covered by
- * re-reading the store for every waiter when the subscription is back, and once more at the deadline.
+ * Lets a gateway wait for job outcomes: one subscriber connection per process listens to its own
+ * results channel (named by {@link replyTo}, which the jobs it submits carry) and to the shared one
+ * (outcomes of jobs whose producer named no waiter), and wakes the matching waiter. An outcome is
+ * thus received by the one process waiting for it, not by every gateway and worker. A notification
+ * missed during a reconnect is covered by re-reading the store for every waiter when the
+ * subscription is back, and once more at the deadline.
  */
 export class ResultWaiter {
+  /** The id a job names as its `replyTo`: its outcome is announced on this waiter's channel only. */
+  readonly replyTo = randomUUID();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private started = false;
   private isClosed = false;
@@ -31,7 +37,7 @@ export class ResultWaiter {
     this.subscriber.on('ready', () => {
       for (const jobId of this.waiters.keys()) void this.check(jobId);
     });
-    await this.subscriber.subscribe(this.keys.resultsChannel());
+    await this.subscriber.subscribe(this.keys.resultsChannel(), this.keys.replyChannel(this.replyTo));
   }
 
   /**

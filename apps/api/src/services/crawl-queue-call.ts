@@ -22,7 +22,8 @@ export async function callCrawlQueue(
   opts: { waitMs: number; clientGone?: AbortSignal | undefined },
 ): Promise<StoredResult | null> {
   const outcome = deps.waiter.wait(job.jobId, opts.waitMs);
-  await deps.queues.get('crawl').add(job.kind, job, { jobId: job.jobId, priority: 5 });
+  // Answered on this process's own results channel (ResultWaiter.replyTo).
+  await deps.queues.get('crawl').add(job.kind, { ...job, replyTo: deps.waiter.replyTo }, { jobId: job.jobId, priority: 5 });
   const cancel = () => void deps.cancellations.cancel(job.jobId).catch(() => undefined);
   opts.clientGone?.addEventListener('abort', cancel, { once: true });
   let result: StoredResult | null;

@@ -180,6 +180,8 @@ export class ScrapeService {
       deadline,
       mode: 'sync',
       zeroDataRetention: request.zeroDataRetention,
+      // Its outcome is announced to this process's waiter alone.
+      replyTo: this.deps.waiter.replyTo,
       ...(request.origin !== undefined ? { origin: request.origin } : {}),
       ...(opts.document ? { document: opts.document } : {}),
     };

@@ -198,12 +198,12 @@ export class CrawlProcessor {
    * its error is stored for the waiting gateway. Only a shutdown leaves it unanswered, to run again.
    */
   private async answer(
-    job: { jobId: string; teamId: string; deadline: number },
+    job: { jobId: string; teamId: string; deadline: number; replyTo?: string | undefined },
     opts: { what: string; zeroDataRetention: boolean; late: () => TrawlError },
     work: (cancel: AbortSignal) => Promise<Record<string, unknown>>,
   ): Promise<void> {
     if (await this.deps.results.get(job.jobId)) return;
-    const store = { zeroDataRetention: opts.zeroDataRetention };
+    const store = { zeroDataRetention: opts.zeroDataRetention, replyTo: job.replyTo };
     const put = (outcome: JobOutcome<Record<string, unknown>>) => this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: new Date().toISOString(), outcome }, store);
     const cancel = await this.deps.cancellations.watch([job.jobId]);
     try {

@@ -85,11 +85,13 @@ export class ScrapeProcessor {
    * caller gets a failed outcome at once instead of its timeout, and the slot goes back.
    */
   private async refuseInvalid(data: unknown, err: unknown): Promise<void> {
-    const { jobId, teamId, crawl } = (data ?? {}) as { jobId?: unknown; teamId?: unknown; crawl?: unknown };
+    const { jobId, teamId, crawl, replyTo } = (data ?? {}) as { jobId?: unknown; teamId?: unknown; crawl?: unknown; replyTo?: unknown };
     if (typeof jobId !== 'string' || typeof teamId !== 'string' || crawl !== undefined) return;
     this.deps.logger.error({ err, jobId }, 'invalid job payload');
     const error = new TrawlError('SCRAPE_FAILED', 'The job could not be read by the worker (invalid payload)').toData();
-    await this.deps.results.put({ jobId, teamId, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: false, error } }, { zeroDataRetention: true });
+    await this.deps.results.put({ jobId, teamId, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: false, error } }, {
+      zeroDataRetention: true, ...(typeof replyTo === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(replyTo) ? { replyTo } : {}),
+    });
     await this.deps.documentBodies.delete(jobId);
     await this.deps.dispatcher.release(teamId, jobId);
   }

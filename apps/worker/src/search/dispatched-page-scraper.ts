@@ -5,7 +5,7 @@ import type { SearchPageScraper, SearchScrapeOutcome } from './search-runner.js'
 
 export interface DispatchedPageScraperDeps {
   dispatcher: Pick<JobDispatcher, 'submit' | 'withdraw'>;
-  waiter: Pick<ResultWaiter, 'wait'>;
+  waiter: Pick<ResultWaiter, 'wait' | 'replyTo'>;
   results: Pick<ResultStore, 'delete'>;
   cancellations: Pick<JobCancellations, 'cancel'>;
   now?: () => number;
@@ -37,7 +37,7 @@ export class DispatchedPageScraper implements SearchPageScraper {
     const jobId = randomUUID();
     const enqueuedAt = this.now();
     const job: ScrapeJob = {
-      v: 1, jobId, teamId, request, deadline: opts.deadline, mode: 'sync', zeroDataRetention: request.zeroDataRetention,
+      v: 1, jobId, teamId, request, deadline: opts.deadline, mode: 'sync', zeroDataRetention: request.zeroDataRetention, replyTo: this.deps.waiter.replyTo,
     };
     const outcome = this.deps.waiter.wait(jobId, Math.max(0, opts.deadline - enqueuedAt) + OUTCOME_GRACE_MS);
     const admit = await this.deps.dispatcher.submit({

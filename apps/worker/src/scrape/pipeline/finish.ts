@@ -86,7 +86,7 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is then awaited with the release.
   const { retained } = await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
-    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true },
+    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo },
   );
   return retained ? { pending: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id will not find it')) } : {};
 }
