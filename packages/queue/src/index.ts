@@ -28,6 +28,7 @@ export {
   admissionInfoSchema,
   bullPriority,
   parseJob,
+  replyToSchema,
   WEBHOOK_BACKOFF_TYPE,
   type QueueName,
   type ScrapeQueueName,

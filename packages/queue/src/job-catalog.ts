@@ -36,11 +36,12 @@ function jobRequestSchema<T extends object>() {
 }
 
 /**
- * The waiter a job's outcome is announced to (ResultWaiter.replyTo): only that process receives it,
+ * `replyTo`: the waiter a job's outcome is announced to (ResultWaiter.replyTo): only that process receives it,
  * on its own channel. Absent (a producer of an earlier version, or nobody waits): the shared results
  * channel, which every waiter also hears.
  */
-const replyToField = z.string().regex(/^[A-Za-z0-9-]{1,64}$/).optional();
+export const replyToSchema = z.string().regex(/^[A-Za-z0-9-]{1,64}$/);
+const replyToField = replyToSchema.optional();
 
 /** Payload of a scrape job (queue `scrape`). */
 export const scrapeJobSchema = z.object({

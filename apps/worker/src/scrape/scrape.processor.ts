@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { TrawlError, redactUrl, parseRequestSchema, scrapeRequestSchema, type ScrapeRequest } from '@trawl/api-schema';
-import { hopTimingOn, parseJob, recordHop, type ScrapeJob } from '@trawl/queue';
+import { hopTimingOn, parseJob, recordHop, replyToSchema, type ScrapeJob } from '@trawl/queue';
 import { timed, stepTimer } from './pipeline/run-steps.js';
 import { ScrapePipeline } from './pipeline/scrape-pipeline.js';
 import { BullJobRun, type JobRun } from './pipeline/job-run.js';
@@ -90,7 +90,7 @@ export class ScrapeProcessor {
     this.deps.logger.error({ err, jobId }, 'invalid job payload');
     const error = new TrawlError('SCRAPE_FAILED', 'The job could not be read by the worker (invalid payload)').toData();
     await this.deps.results.put({ jobId, teamId, finishedAt: new Date(this.now()).toISOString(), outcome: { ok: false, error } }, {
-      zeroDataRetention: true, ...(typeof replyTo === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(replyTo) ? { replyTo } : {}),
+      zeroDataRetention: true, replyTo: replyToSchema.safeParse(replyTo).data,
     });
     await this.deps.documentBodies.delete(jobId);
     await this.deps.dispatcher.release(teamId, jobId);
