@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { fork } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
 
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
@@ -45,7 +46,7 @@ if (process.argv[2] === 'child') {
     const num = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
     return (num('used_cpu_user') + num('used_cpu_sys')) * 1000;
   };
-  const child = fork(new URL(import.meta.url).pathname, ['child'], {
+  const child = fork(fileURLToPath(import.meta.url), ['child'], {
     env: { ...process.env, REDIS_URL: cluster.redisUrl, SUBSCRIBERS: String(SUBSCRIBERS), PREFIX: process.env.TRAWL_REDIS_PREFIX ?? 'trawl' },
   });
   await new Promise((r) => child.once('message', r));

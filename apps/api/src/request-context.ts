@@ -9,11 +9,6 @@ export interface RequestLocals {
   log: Logger;
   /** Set by the API-key middleware. */
   team?: Team;
-  /**
-   * `team` was read from Redis by this request (with its rate limit, in one round trip), not taken
-   * from the key cache: its credits are as current as another read would be.
-   */
-  teamReadNow?: boolean;
   /** The code of the error this request answered with; set by the error handler. */
   errorCode?: ErrorCode;
 }

@@ -21,6 +21,12 @@ export interface DispatchSpec {
   priorityClass: PriorityClass;
   /** When the job was submitted (ms since epoch). */
   enqueuedAt: number;
+  /**
+   * Set by a producer that built `data` in this process with a request the scrape request schema
+   * parsed (the API's scrape routes, a search's result pages): a local run that starts it at once may
+   * use it as it is (the worker's `JobRun.fresh`). Never for a payload built from stored options.
+   */
+  validated?: boolean;
 }
 
 /** A job that got a slot, with how long it waited for it. */

@@ -97,11 +97,15 @@ describe('result store: in-process delivery (embedded mode)', () => {
     const stored = result(jobId);
     // Redis holds every write until unpaused (reads go on): the hand-over cannot wait for the write.
     const admin = client();
-    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
-    const { retained } = await store.put(stored, { zeroDataRetention: false, handOverFirst: true });
-    expect(await waiting).toBe(stored);
-    expect(await admin.exists(keys.result(jobId))).toBe(0); // not written yet
-    await admin.call('CLIENT', 'UNPAUSE');
+    await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+    let retained: Promise<void> | undefined;
+    try {
+      ({ retained } = await store.put(stored, { zeroDataRetention: false, handOverFirst: true }));
+      expect(await waiting).toBe(stored);
+      expect(await admin.exists(keys.result(jobId))).toBe(0); // not written yet
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
     await retained;
     expect(await store.get(jobId)).toEqual(stored);
     expect(await flushed()).toEqual([]);

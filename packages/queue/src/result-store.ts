@@ -15,8 +15,9 @@ export interface StoredResult<T = Document> {
 }
 
 /**
- * Largest stored result (JSON characters) sent inside its announcement on the results channel. Every
- * gateway receives every announcement: larger ones carry only the job id.
+ * Largest stored result (JSON characters) sent inside its announcement. Redis copies an announcement
+ * to every subscriber of its channel (every waiter, for a producer that names none): larger ones
+ * carry only the job id, and the waiter reads the result.
  */
 export const INLINE_RESULT_BYTES = 64 * 1024;
 
@@ -28,7 +29,7 @@ export const INLINE_RESULT_BYTES = 64 * 1024;
 export interface LocalResultDelivery {
   /** Someone in this process waits for the job. */
   waitsFor(jobId: string): boolean;
-  /** Hands the stored outcome over (after it is written). */
+  /** Hands the outcome over: once it is written, or once it is sent (ResultStore.put's `handOverFirst`). */
   deliver(result: StoredResult<unknown>): void;
 }
 
@@ -67,11 +68,16 @@ export class ResultStore {
    * process's waiter once it is written (GET /v2/scrape/:id finds it): no announcement, no re-parse.
    *
    * `handOverFirst`: such a waiter gets the outcome as soon as the writes are sent, one round trip
-   * sooner. They are on the wire before the answer it sends, so they reach Redis before any request
-   * that answer leads to (the gateway retains its own cache hits the same way). The put then resolves
-   * with `retained`, which settles with the writes: their failure is its caller's to report, not a
-   * failure of the put (the outcome was delivered). Ignored for a zero-data-retention result: its
-   * gateway deletes it once answered, on another connection, where the delete could overtake the write.
+   * sooner. They leave for Redis in the turn of the event loop that hands the outcome over, ahead of
+   * the answer, so they normally land long before any request that answer leads to (the gateway
+   * retains its own cache hits the same way); a result of megabytes still being written, or a
+   * connection being re-established, can delay them, and a `GET /v2/scrape/:id` sent at once may then
+   * find nothing yet. The put resolves with `retained`, which settles with the writes: their failure
+   * is its caller's to report, not a failure of the put (the outcome was delivered). Ignored for a
+   * zero-data-retention result: the gateway deletes it once answered, on another connection, where
+   * the delete could overtake the write (this assumes only the API's waiter gets outcomes handed over,
+   * as `deliverLocally` is wired; a waiter that deletes non-ZDR results after reading them, as a
+   * search's result pages do, must not be given this delivery).
    */
   async put<T = Document>(
     result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean; replyTo?: string | undefined },

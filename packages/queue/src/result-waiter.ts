@@ -88,7 +88,7 @@ export class ResultWaiter {
     return this.waiters.has(jobId);
   }
 
-  /** An outcome handed over in this process, once stored (see ResultStore.deliverLocally): settles its waiters. */
+  /** An outcome handed over in this process, as it is stored (see ResultStore.deliverLocally): settles its waiters. */
   deliver(result: StoredResult<unknown>): void {
     if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
     this.settle(result.jobId, result as StoredResult);

@@ -63,7 +63,8 @@ export interface FetchResult {
   /**
    * `text` encoded as UTF-8, when those are the body's own bytes (a valid UTF-8 body, without its
    * BOM): kept so that the page cache does not encode a large page again (about 0.3-0.4 ms of the
-   * event loop for a 300 KB article). Never serialized.
+   * event loop for a 300 KB article). Never serialized; the scrape pipeline drops it once the page
+   * cache has copied it (CacheStep.prepare).
    */
   utf8?: Buffer;
   /** Raw (decompressed) body for pdf, document and binary. */

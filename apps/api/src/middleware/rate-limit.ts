@@ -48,7 +48,6 @@ async function authenticateAndCount(
   delete res.locals.apiKey;
   if (!team) teams.forgetKey(key);
   admitTeam(res, team);
-  res.locals.teamReadNow = true;
   if (!decision) throw new Error('a team admitted without a rate decision');
   return decision;
 }

@@ -27,7 +27,7 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal, teamReadNow: locals(res).teamReadNow === true });
+    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
     const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
     const t0 = hopTimingOn() ? performance.now() : 0;
     res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });

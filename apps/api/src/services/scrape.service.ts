@@ -69,16 +69,16 @@ export class ScrapeService {
     this.now = deps.now ?? Date.now;
   }
 
-  /** `teamReadNow`: `team` was read from Redis by this request (RequestLocals.teamReadNow): its credits need no second read. */
-  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal; teamReadNow?: boolean }): Promise<ScrapeOutcome> {
+  /** `team`: the record this request's authentication read from Redis (the key's team id may be remembered, the record never is). */
+  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
-    // The cache read goes out with the credit check (one round trip for both, none for the check when
-    // the team was read with this request's rate limit); it never rejects.
+    // The credits are checked against the team record this request read (no second read); the cache
+    // read never rejects.
     const cached = timeHop('gateway:cache-lookup', () => this.lookupDerived(team, request, log));
     const cost = 1 + llmFormatCredits(request, { llmConfigured: this.deps.llmConfigured });
-    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, cost, opts.teamReadNow ? team : undefined));
+    await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, cost, team));
     const entry = await cached;
     if (entry) return this.answerFromCache(team, request, jobId, entry, log);
     return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
@@ -176,7 +176,7 @@ export class ScrapeService {
       v: 1,
       jobId,
       teamId: team.id,
-      request, // validated; the worker re-validates (see the job catalog's jobRequestSchema)
+      request, // validated; a worker validates it again unless it runs the job at once in this process (DispatchSpec.validated)
       deadline,
       mode: 'sync',
       zeroDataRetention: request.zeroDataRetention,
@@ -188,7 +188,7 @@ export class ScrapeService {
     // Subscribe before submitting so the outcome event cannot be missed.
     const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs, { beforeSubmit: true });
     const admit = await this.deps.dispatcher.submit({
-      jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
+      jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt, validated: true,
     });
     if (admit.status === 'backlog-full') {
       this.deps.waiter.cancel(jobId);

@@ -82,8 +82,13 @@ export class CacheStep {
    */
   prepare(request: ScrapeRequest, source: PageSource): void {
     const page = source.cacheable;
+    // The fetched bytes (FetchResult.utf8) serve this encoding only, which copies them at once: the
+    // job does not keep them past this step, used or not (a page of up to the response limit).
+    const bytes = page?.bodyUtf8;
+    if (page) delete page.bodyUtf8;
+    delete source.page.utf8;
     if (!this.deps.cache || !page || !mayStore(request, page.statusCode)) return;
-    const encoding = this.deps.cache.encode(page);
+    const encoding = this.deps.cache.encode(bytes ? { ...page, bodyUtf8: bytes } : page);
     encoding.catch(() => undefined); // a failure is reported by store, which awaits it
     this.encoding.set(source, encoding);
   }

@@ -44,14 +44,16 @@ describe('LocalRuns', () => {
     expect(await outcomes()).toEqual(['done=1']);
   });
 
-  it('a run is fresh only for a single scrape its submit admitted at once: not one that waited, nor a crawl page', async () => {
+  it('a run is fresh only for a validated single scrape its submit admitted at once: not one that waited, a crawl page or an unvalidated one', async () => {
     const { local, runs } = setup(async () => undefined);
-    local.offer(spec('now'), { limited: false, waitMs: 0 });
-    local.offer(spec('waited'), { limited: true, waitMs: 5 });
-    const page = spec('page');
+    const validated = (jobId: string): DispatchSpec => ({ ...spec(jobId), validated: true });
+    local.offer(validated('now'), { limited: false, waitMs: 0 });
+    local.offer(validated('waited'), { limited: true, waitMs: 5 });
+    const page = validated('page');
     local.offer({ ...page, data: { ...page.data, crawl: { id: 'c', kind: 'crawl', depth: 1 } } }, { limited: false, waitMs: 0 });
+    local.offer(spec('unvalidated'), { limited: false, waitMs: 0 });
     await local.close();
-    expect(Object.fromEntries(runs.map((r) => [r.id, r.fresh]))).toEqual({ now: true, waited: false, page: false });
+    expect(Object.fromEntries(runs.map((r) => [r.id, r.fresh]))).toEqual({ now: true, waited: false, page: false, unvalidated: false });
   });
 
   it('declines jobs of other queues, beyond its room, and once closed or stopping', async () => {

@@ -63,10 +63,10 @@ export class LocalRuns {
     if (this.closed || this.deps.shutdown.aborted || spec.queue !== 'scrape' || this.running.size >= this.deps.max) return false;
     if (this.running.has(spec.jobId)) return true; // already running here
     const startedAt = this.now();
-    // Fresh: the job the offering submit admitted at once (every job a release promotes waited), if
-    // it is not a crawl's page (built from the crawl's stored options, and read by its crawl's rules).
-    const fresh = !admission.limited && (spec.data as { crawl?: unknown }).crawl === undefined;
-    const run = new LocalJobRun(spec.jobId, { ...spec.data, admission }, JOB_CATALOG.scrape.policy.attempts, startedAt, fresh);
+    // Fresh: a job its producer validated (DispatchSpec.validated) that the offering submit admitted at
+    // once (every job a release promotes waited), and not a crawl's page (read by its crawl's rules).
+    const fresh = spec.validated === true && !admission.limited && (spec.data as { crawl?: unknown }).crawl === undefined;
+    const run = new LocalJobRun(spec.jobId, { ...spec.data, admission }, JOB_CATALOG.scrape.policy.attempts, startedAt, { fresh });
     const entry: Running = { teamId: spec.teamId, jobId: spec.jobId, startedAt, done: Promise.resolve() };
     this.running.set(spec.jobId, entry);
     entry.done = this.execute(spec, run).finally(() => this.running.delete(spec.jobId));

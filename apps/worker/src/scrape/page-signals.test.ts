@@ -31,6 +31,40 @@ describe('isJavascriptShell', () => {
   });
 });
 
+describe('isJavascriptShell against its four-pass form', () => {
+  // The check as it was before its one-pass shortcut (hasVisibleText): the visible text, always.
+  const visibleText = (markdown: string) => markdown
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[#>*_`|~-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const reference = (markdown: string) => visibleText(markdown).length < 250;
+
+  it('answers alike on random markdown made of link, image and emphasis syntax', () => {
+    let seed = 22;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const pieces = ['[', ']', '(', ')', '!', '#', '*', '_', '-', ' ', '\n', 'a', 'Z', '7', 'é', 'word ', 'https://x.example/a', '](', '![', ')(', '((', '))'];
+    const html = '<div id="root"></div><script></script>';
+    const differ: string[] = [];
+    let shells = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const length = Math.floor(random() * 700);
+      let md = '';
+      while (md.length < length) md += pieces[Math.floor(random() * pieces.length)];
+      if (reference(md)) shells++;
+      if (isJavascriptShell(html, md) !== reference(md)) differ.push(md);
+    }
+    expect(differ).toEqual([]);
+    // Both answers are well represented.
+    expect(shells).toBeGreaterThan(5_000);
+    expect(20_000 - shells).toBeGreaterThan(5_000);
+  });
+});
+
 describe('isBotWall', () => {
   it('treats 401, 403 and 429 as blocked', () => {
     for (const status of [401, 403, 429]) expect(isBotWall(status, '<p>x</p>')).toBe(true);

@@ -24,10 +24,11 @@ function parseRequest(job: ScrapeJob): ScrapeRequest {
 }
 
 /**
- * The payload of a fresh run (JobRun.fresh): the job object its submitter in this process built a
- * moment ago, typed as the catalog's payload, whose request is the parsed output of the scrape request
- * schema (the API route's, or a search's parsed scrape options), not bytes from Redis. Parsing it again
- * would give the same values (a queued copy, its JSON, is parsed to them): it is used as it is.
+ * The payload of a fresh run (JobRun.fresh): the job object its producer in this process built a
+ * moment ago, typed by the job catalog at its `submit`, whose request the scrape request schema parsed
+ * (the producer says so: DispatchSpec.validated), not bytes from Redis. Parsing it again would give the
+ * same values (a queued copy, its JSON, is parsed to them): it is used as it is. The local runner
+ * carries payloads untyped, hence the cast.
  */
 function freshPayload(data: Record<string, unknown>): { job: ScrapeJob; request: ScrapeRequest } {
   const job = data as unknown as ScrapeJob;

@@ -41,7 +41,7 @@ export class DispatchedPageScraper implements SearchPageScraper {
     };
     const outcome = this.deps.waiter.wait(jobId, Math.max(0, opts.deadline - enqueuedAt) + OUTCOME_GRACE_MS);
     const admit = await this.deps.dispatcher.submit({
-      jobId, teamId, queue: needsBrowser(request) ? 'browser' : 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt,
+      jobId, teamId, queue: needsBrowser(request) ? 'browser' : 'scrape', name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt, validated: true,
     });
     if (admit.status === 'backlog-full') {
       return { ok: false, error: new TrawlError('CONCURRENCY_BACKLOG_FULL', 'Too many jobs are waiting for this team\'s concurrency slots').toData() };

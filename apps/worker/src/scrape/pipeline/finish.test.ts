@@ -63,7 +63,7 @@ describe('finishJob', () => {
     expect(events).toEqual(['recorded', 'charge 1 sent', 'release', 'charged']);
   });
 
-  it('an outcome handed over before it is written: released with the write, whose failure does not fail the job', async () => {
+  it('an outcome handed over before it is written: released once the write ends, whose failure does not fail the job', async () => {
     const events: string[] = [];
     let opts: unknown;
     const deps = {
@@ -84,7 +84,7 @@ describe('finishJob', () => {
     await finishJob(deps, job, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
     events.push('finished');
     expect(opts).toEqual({ zeroDataRetention: false, handOverFirst: true });
-    expect(events).toEqual(['charge 1', 'handed over', 'release', 'write failed', 'finished']);
+    expect(events).toEqual(['charge 1', 'handed over', 'write failed', 'release', 'finished']);
   });
 
   it('stores the outcome after the cache writes when there is nothing to charge', async () => {

@@ -46,10 +46,14 @@ export async function finishJob(
   // Released only once the outcome is recorded: a job whose recording failed is retried holding its
   // slot (a crash here leaves the slot to the reaper). A crawl page's charge, which follows its
   // recording, goes out with the release (one round trip for both), and its cache writes end with them.
-  // An outcome handed to a caller in this process as it was sent is released with its write: it was
-  // delivered, so a failed write is reported, not retried.
-  const { charge, pending } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
-  await timeHop('worker:finish-release', () => Promise.all([charge, pending, deps.dispatcher.release(job.teamId, job.jobId)]));
+  // An outcome handed to a caller in this process as it was sent (`retained`) is released once its
+  // write ends: a crash before that leaves the reaper a slot whose job has no stored outcome, as
+  // before the hand-over. A failed write is reported, not retried: the outcome was delivered.
+  const { charge, pending, retained } = await timeHop('worker:finish-record', () => record(deps, job, outcome, log, run));
+  await timeHop('worker:finish-release', async () => {
+    await retained;
+    await Promise.all([charge, pending, deps.dispatcher.release(job.teamId, job.jobId)]);
+  });
   if (job.document) await deps.documentBodies.delete(job.jobId);
 }
 
@@ -58,7 +62,9 @@ export async function finishJob(
  * nothing of the crawl reads the cache, so the page's record (and its next pages) need not wait for
  * the compression and the writes.
  */
-async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun): Promise<{ charge?: Promise<unknown>; pending?: Promise<unknown> }> {
+async function record(
+  deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun,
+): Promise<{ charge?: Promise<unknown>; pending?: Promise<unknown>; retained?: Promise<unknown> }> {
   const stored = enforceResultSize(outcome, deps.maxResultBytes);
   if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
   outcome = stored;
@@ -83,10 +89,10 @@ async function record(deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log
   // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
   await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
   // A caller waiting in this process is answered as the outcome is sent (ResultStore.put's
-  // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is then awaited with the release.
+  // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is awaited before the release.
   const { retained } = await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
     { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo },
   );
-  return retained ? { pending: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id will not find it')) } : {};
+  return retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {};
 }

@@ -20,11 +20,13 @@ export interface JobRun {
   /** Whether the run can put the job back to run later: a BullMQ job needs its lock token. */
   readonly canDefer: boolean;
   /**
-   * Whether the job is a single scrape (not a crawl's page) admitted by the very call that started
-   * this run, without waiting for a slot: a sync scrape the API of this process just admitted, or a
-   * search's result page. Its submitter built its payload in this process a moment ago (used as it is:
-   * ScrapeProcessor.runJob) and read its team, and no outcome or cancellation can exist yet for the id
-   * it just made, so the run reads none of them (ScrapePipeline.run). Never true for a BullMQ run.
+   * Whether the job is a single scrape (not a crawl's page) its producer validated (DispatchSpec.validated)
+   * and that the very call starting this run admitted, without waiting for a slot: a sync scrape the
+   * API of this process just admitted, or a search's result page. Its producer built its payload in
+   * this process (used as it is: ScrapeProcessor.runJob) and checked its team (the API with this
+   * request; a search when it started, as any running job finishes once its team is disabled), and
+   * no outcome or cancellation can exist yet for the id it just made, so the run reads none of them
+   * (ScrapePipeline.run). Never true for a BullMQ run.
    */
   readonly fresh: boolean;
   /** Whether this run still owns the job (a BullMQ run whose lock expired does not). */
@@ -96,14 +98,17 @@ export class LocalDeferral extends Error {
 export class LocalJobRun implements JobRun {
   readonly attemptsMade = 0;
   readonly canDefer = true;
+  readonly fresh: boolean;
 
   constructor(
     readonly id: string,
     readonly data: Record<string, unknown>,
     readonly attempts: number,
     readonly queuedAt: number,
-    readonly fresh = false,
-  ) {}
+    opts: { fresh?: boolean } = {},
+  ) {
+    this.fresh = opts.fresh ?? false;
+  }
 
   owns(): Promise<boolean> {
     return Promise.resolve(true);
