@@ -1,7 +1,8 @@
 // Shared by the benchmarks that run the whole cluster in-process: numeric `--name value` arguments,
 // and an embedded Redis + worker + API with one unlimited team. Not a benchmark itself (no
 // `.bench.mjs` suffix, so `npm run bench` does not run it).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,4 +51,24 @@ export async function startBenchCluster(env = {}) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The first `count` real articles of ../shared/corpora/readability served on loopback: `GET /<i>` is
+ * article `i % count` (so every request of a run is a distinct URL). Exits when the corpus is absent.
+ */
+export async function startArticleSite(count = 20) {
+  const corpus = join(ROOT, '../shared/corpora/readability/test-pages');
+  if (!existsSync(corpus)) {
+    console.error(`corpus not found: ${corpus}`);
+    process.exit(1);
+  }
+  const pages = readdirSync(corpus).sort().slice(0, count).map((d) => readFileSync(join(corpus, d, 'source.html')));
+  const server = createServer((req, res) => {
+    const i = Number((req.url ?? '/0').slice(1)) % pages.length;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(pages[i]);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${server.address().port}`, pages: pages.length, close: () => server.close() };
 }

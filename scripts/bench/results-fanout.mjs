@@ -5,12 +5,10 @@
 // scrape. Outcomes announced on the submitting waiter's channel (a job's `replyTo`) reach none of them;
 // outcomes on the shared channel reach all of them. Not part of `npm run bench`.
 //   node scripts/bench/results-fanout.mjs [--subscribers 10] [--requests 1000]
-import { createServer } from 'node:http';
 import { fork } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
+import { ROOT, arg, startArticleSite, startBenchCluster } from './bench-cluster.mjs';
 
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
 
@@ -29,15 +27,8 @@ if (process.argv[2] === 'child') {
 } else {
   const SUBSCRIBERS = arg('subscribers', 10);
   const REQUESTS = arg('requests', 1000);
-  const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
-  const pages = readdirSync(CORPUS).sort().slice(0, 20).map((d) => readFileSync(join(CORPUS, d, 'source.html')));
-  const site = createServer((req, res) => {
-    const i = Number((req.url ?? '/0').slice(1)) % pages.length;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(pages[i]);
-  });
-  await new Promise((r) => site.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${site.address().port}`;
+  const site = await startArticleSite();
+  const { origin } = site;
   const cluster = await startBenchCluster();
   cluster.gatewayRunsLocally(false);
   const redis = new Redis(cluster.redisUrl);

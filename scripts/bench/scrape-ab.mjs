@@ -8,10 +8,8 @@
 // --queued 1: every scrape through BullMQ (a gateway in its own process), instead of embedded.
 // Prints, per concurrency, the median latency, the median block throughput and CPU per request (this
 // process: every thread of both clusters, the one not running being idle) with B/A ratios.
-import { createServer } from 'node:http';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ROOT, arg } from './bench-cluster.mjs';
+import { ROOT, arg, startArticleSite } from './bench-cluster.mjs';
 
 const path = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,19 +23,8 @@ if (!A) {
 }
 const ROUNDS = arg('rounds', 10);
 const QUEUED = arg('queued', 0) > 0;
-const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
-if (!existsSync(CORPUS)) {
-  console.error(`corpus not found: ${CORPUS}`);
-  process.exit(1);
-}
-const pages = readdirSync(CORPUS).sort().slice(0, 20).map((d) => readFileSync(join(CORPUS, d, 'source.html')));
-const site = createServer((req, res) => {
-  const i = Number((req.url ?? '/0').slice(1)) % pages.length;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(pages[i]);
-});
-await new Promise((r) => site.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${site.address().port}`;
+const site = await startArticleSite();
+const { origin } = site;
 
 const clusters = {};
 for (const [name, root] of [['A', A], ['B', B]]) {

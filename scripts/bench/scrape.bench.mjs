@@ -10,33 +10,20 @@
 // BENCH_NO_LOCAL_RESULTS=1: the embedded row's outcomes reach the gateway through the results channel
 // instead of in-process (bench-cluster.mjs), for that change's A/B.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, arg, startBenchCluster } from './bench-cluster.mjs';
+import { ROOT, arg, startArticleSite, startBenchCluster } from './bench-cluster.mjs';
 
 const REQUESTS = arg('requests', 200);
 const HOPS = arg('hops', 0) > 0;
 const PAGES = arg('pages', 20);
 const WARMUP = arg('warmup', 250);
 const SETTLE = arg('settle', 100);
-const CORPUS = join(ROOT, '../shared/corpora/readability/test-pages');
-if (!existsSync(CORPUS)) {
-  console.error(`corpus not found: ${CORPUS}`);
-  process.exit(1);
-}
-
 const { runHtmlPipeline } = await import(join(ROOT, 'packages/html/dist/index.js'));
 const { request } = await import(join(ROOT, 'packages/scrape-engine/node_modules/undici/index.js'));
 
-const pages = readdirSync(CORPUS).sort().slice(0, PAGES).map((d) => readFileSync(join(CORPUS, d, 'source.html')));
-const site = createServer((req, res) => {
-  const i = Number((req.url ?? '/0').slice(1)) % pages.length;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(pages[i]);
-});
-await new Promise((r) => site.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${site.address().port}`;
+const site = await startArticleSite(PAGES);
+const { origin } = site;
 
 const cluster = await startBenchCluster();
 const { Redis } = await import(join(ROOT, 'packages/queue/node_modules/ioredis/built/index.js'));
@@ -133,7 +120,7 @@ for (const parallel of [1, 8]) {
 }
 
 const f = (x) => x.toFixed(1);
-console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS} requests, ${pages.length} corpus pages)\n`);
+console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS} requests, ${site.pages} corpus pages)\n`);
 console.log('| parallel | cluster | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio | bare CPU ms/req | cluster CPU ms/req (of it Redis) | CPU ratio |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
@@ -152,7 +139,7 @@ if (HOPS) {
   }
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
-writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: pages.length, rows }, null, 2));
+writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: site.pages, rows }, null, 2));
 
 redis.disconnect();
 await cluster.close();
