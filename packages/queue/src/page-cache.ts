@@ -58,7 +58,7 @@ export interface CachedPage {
    * `body` as UTF-8 bytes, when the fetch kept them (FetchResult.utf8): stored instead of encoding
    * `body` again. Not part of the entry (a read gives `body` only).
    */
-  bodyUtf8?: Buffer;
+  bodyUtf8?: Buffer | undefined;
   screenshot?: CachedScreenshot;
   document?: CachedDocumentFacts;
 }

@@ -66,7 +66,7 @@ export interface FetchResult {
    * event loop for a 300 KB article). Never serialized; the scrape pipeline drops it once the page
    * cache has copied it (CacheStep.prepare).
    */
-  utf8?: Buffer;
+  utf8?: Buffer | undefined;
   /** Raw (decompressed) body for pdf, document and binary. */
   body?: Buffer;
   /** Every URL redirected to, in order (the final URL last); empty without redirects. */

@@ -84,9 +84,10 @@ export class CacheStep {
     const page = source.cacheable;
     // The fetched bytes (FetchResult.utf8) serve this encoding only, which copies them at once: the
     // job does not keep them past this step, used or not (a page of up to the response limit).
+    // (Set to undefined, not deleted: a deleted property would turn these hot objects into slow ones.)
     const bytes = page?.bodyUtf8;
-    if (page) delete page.bodyUtf8;
-    delete source.page.utf8;
+    if (page) page.bodyUtf8 = undefined;
+    source.page.utf8 = undefined;
     if (!this.deps.cache || !page || !mayStore(request, page.statusCode)) return;
     const encoding = this.deps.cache.encode(bytes ? { ...page, bodyUtf8: bytes } : page);
     encoding.catch(() => undefined); // a failure is reported by store, which awaits it
