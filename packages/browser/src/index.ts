@@ -36,6 +36,6 @@ export {
 export type { ActionOutputs, BrowserBinary } from './page-actions.js';
 export { buildEmulation, timezoneForCountry, localeForCountry, type Emulation } from './emulation.js';
 export { egressContextProxy } from './egress-context-proxy.js';
-export { AdBlocker, BLOCKED_TRACKER_CATEGORIES, type AdBlockerAttachment, type AdBlockerStats } from './blocking/ad-blocker.js';
+export { AdBlocker, BLOCKED_TRACKER_CATEGORIES, type AdBlockerStats } from './blocking/ad-blocker.js';
 export { attachConsentDismisser, loadConsentAssets, type ConsentAssets, type ConsentDismisser } from './blocking/cookie-consent.js';
 export { adBlockPlugin, cookieConsentPlugin } from './browser-plugins.js';

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { FixtureSite } from '@trawl/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../browser-pool.js';
-import { AdBlocker, type AdBlockerAttachment } from './ad-blocker.js';
+import { interceptRequests, type Interception } from '../request-interception.js';
+import { AdBlocker } from './ad-blocker.js';
 
 // Every host name resolves to the fixture server, so the server's hit counts prove which requests
 // Chromium actually sent. Real TrackerDB filters decide: ||doubleclick.net^$3p,
@@ -64,9 +65,10 @@ beforeEach(() => site.resetCounters());
 jest.setTimeout(30_000);
 
 /** A page of the context with the blocker judging its requests. */
-async function blockedPage(context: BrowserContext): Promise<{ page: Page; attachment: AdBlockerAttachment }> {
+async function blockedPage(context: BrowserContext): Promise<{ page: Page; attachment: Interception }> {
   const page = await context.newPage();
-  const attachment = await blocker.attach(await context.newCDPSession(page));
+  const attachment = await interceptRequests(await context.newCDPSession(page), { skipMedia: false, blockers: [blocker] });
+  if (!attachment) throw new Error('a blocker always intercepts');
   return { page, attachment };
 }
 

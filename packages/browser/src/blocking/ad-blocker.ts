@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
-import { interceptRequests, type BlockQuery, type BlockResourceType, type PageProtocolSession } from '../request-interception.js';
+import type { BlockQuery, BlockResourceType, RequestBlocker } from '../request-interception.js';
 
 /**
  * TrackerDB categories whose filters are enforced. Only requests that exist to serve ads or to measure
@@ -17,16 +17,6 @@ import { interceptRequests, type BlockQuery, type BlockResourceType, type PagePr
  */
 export const BLOCKED_TRACKER_CATEGORIES: readonly string[] = ['advertising', 'pornvertising', 'site_analytics'];
 
-/** Handle returned by {@link AdBlocker.attach}. */
-export interface AdBlockerAttachment {
-  /** Number of requests of the page failed so far. */
-  blocked: () => number;
-  /** Number of requests of the page the engine judged (candidates only). */
-  judged: () => number;
-  /** Stops judging the page's requests. */
-  detach: () => Promise<void>;
-}
-
 /** Numbers measured while building the engine (logged once at start-up). */
 export interface AdBlockerStats {
   /** Network filters kept from the TrackerDB list. */
@@ -38,9 +28,11 @@ export interface AdBlockerStats {
 /**
  * Blocks ad and tracker requests of a page with the network filters of Ghostery's
  * TrackerDB (`@ghostery/trackerdb`), matched by Ghostery's adblocker engine. Built once per process
- * (compiling the list takes tens of ms); `shouldBlock` then costs microseconds per request.
+ * (compiling the list takes tens of ms); `shouldBlock` then costs microseconds per request. A page's
+ * requests reach it through `interceptRequests` (request-interception.ts), as the `adblock` plugin's
+ * request blocker.
  */
-export class AdBlocker {
+export class AdBlocker implements RequestBlocker {
   private constructor(
     private readonly engine: FiltersEngine,
     readonly stats: AdBlockerStats,
@@ -107,17 +99,6 @@ export class AdBlocker {
       type: toEngineType(query.resourceType),
     });
     return this.engine.match(request).match;
-  }
-
-  /**
-   * Fails the page's ad and tracker requests (`BlockedByClient`) and lets every other request go on,
-   * through the page's own protocol session (`cdp`, from `context.newCDPSession(page)`), before its
-   * first navigation: {@link interceptRequests} with this blocker alone.
-   */
-  async attach(cdp: PageProtocolSession): Promise<AdBlockerAttachment> {
-    const interception = await interceptRequests(cdp, { skipMedia: false, blockers: [this] });
-    if (!interception) throw new Error('interceptRequests intercepts nothing without a blocker');
-    return { blocked: () => interception.blocked(), judged: () => interception.judged(), detach: () => interception.detach() };
   }
 }
 
