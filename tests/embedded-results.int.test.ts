@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { FixtureSite, RedisMonitor } from '@trawl/testing';
-import { TestCluster } from './helpers/cluster.js';
+import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 // Embedded mode (`npm start`: apps/cli/src/embedded.ts) wires the API to its in-process worker as
 // here: the worker runs what the API admits, and hands the outcome to the waiting request in-process.
@@ -55,6 +55,30 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     const got = await cluster.call('GET', `/v2/scrape/${data.metadata.scrapeId}`);
     expect(got.status).toBe(200);
     expect((got.body as { data: { markdown: string } }).data.markdown).toBe(data.markdown);
+  });
+
+  it('answers with the JSON the worker wrote for the document (measured and stored), as res.json would write it', async () => {
+    const results = cluster.worker!.results;
+    const put = results.put.bind(results);
+    // A marker in the JSON the store is given shows which text the answer sends.
+    results.put = ((result, opts) => put(result, opts.documentJson === undefined ? opts : { ...opts, documentJson: opts.documentJson.replace(/^\{/, '{"viaJson":true,') })) as typeof results.put;
+    try {
+      const res = await fetch(`${cluster.api.url}/v2/scrape`, {
+        method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: site.url('/article'), formats: ['markdown'], maxAge: 0 }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await res.text();
+      const body = JSON.parse(text) as { success: boolean; data: { viaJson?: boolean; markdown: string; metadata: { scrapeId: string } } };
+      expect(body.data.viaJson).toBe(true);
+      expect(body.data.markdown).toContain('never crosses the results channel');
+      // The same text as the stored document, written out whole: nothing was dropped or reordered.
+      const stored = JSON.parse((await cluster.redis.get(`${channel.slice(0, -':results'.length)}:result:${body.data.metadata.scrapeId}`))!) as { outcome: { document: unknown } };
+      expect(text).toBe(JSON.stringify({ success: true, data: stored.outcome.document }));
+    } finally {
+      results.put = put;
+    }
   });
 
   it('reads nothing a fresh run already knows: no credit read after the rate limit\'s, no start reads in the worker', async () => {

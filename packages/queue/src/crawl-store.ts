@@ -107,7 +107,8 @@ export interface PumpResult {
 
 /** A page's outcome for {@link CrawlStore.pageDone}. */
 export type PageOutcome =
-  | { kind: 'doc'; document: Document; creditsUsed: number; finalKey?: string }
+  /** `documentJson`: `JSON.stringify(document)`, when the caller has it (stored instead of serializing again). */
+  | { kind: 'doc'; document: Document; documentJson?: string; creditsUsed: number; finalKey?: string }
   | { kind: 'error'; error: CrawlError; creditsUsed?: number }
   | { kind: 'drop' };
 
@@ -437,14 +438,14 @@ export class CrawlStore {
 }
 
 /** Documents are stored deflated: crawl pages are mostly text and shrink 3-6x (large ones off the event loop). */
-function encodeDocument(doc: Document): Promise<Buffer> {
-  return deflateRawBuffer(Buffer.from(JSON.stringify(doc)), { level: 3 });
+function encodeDocument(doc: Document, json?: string): Promise<Buffer> {
+  return deflateRawBuffer(Buffer.from(json ?? JSON.stringify(doc)), { level: 3 });
 }
 
 /** ARGV[1..6] of PAGE_DONE (and PAGE_DONE_NEXT). */
 async function pageDoneArgs(jobId: string, outcome: PageOutcome, now: number): Promise<(string | number | Buffer)[]> {
   let payload: string | Buffer = '';
-  if (outcome.kind === 'doc') payload = await encodeDocument(outcome.document);
+  if (outcome.kind === 'doc') payload = await encodeDocument(outcome.document, outcome.documentJson);
   else if (outcome.kind === 'error') payload = JSON.stringify(outcome.error);
   const credits = outcome.kind === 'drop' ? 0 : (outcome.creditsUsed ?? 0);
   const finalKey = outcome.kind === 'doc' ? (outcome.finalKey ?? '') : '';

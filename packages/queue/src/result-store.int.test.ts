@@ -49,6 +49,25 @@ function result(jobId: string): StoredResult {
   };
 }
 
+describe('result store: the document JSON a caller wrote already', () => {
+  it('stores exactly what it would have written itself, and a failure as it is', async () => {
+    const { store, keys } = await setup();
+    const plain = result(randomUUID());
+    const given = { ...result(randomUUID()), finishedAt: plain.finishedAt };
+    given.outcome = { ok: true, document: { ...(plain.outcome as { document: Document }).document, scrapeId: given.jobId } as Document };
+    const documentJson = JSON.stringify((given.outcome as { document: Document }).document);
+    await store.put(plain, { zeroDataRetention: false });
+    await store.put(given, { zeroDataRetention: false, documentJson });
+    const raw = await db.redis.get(keys.result(given.jobId));
+    expect(raw).toBe(JSON.stringify(given));
+    expect(await store.get(given.jobId)).toEqual(given);
+    // A failed outcome ignores it (its document was never kept).
+    const failed: StoredResult = { ...result(randomUUID()), outcome: { ok: false, error: { code: 'SCRAPE_FAILED', message: 'x', retryable: false } } };
+    await store.put(failed, { zeroDataRetention: false, documentJson });
+    expect(await db.redis.get(keys.result(failed.jobId))).toBe(JSON.stringify(failed));
+  });
+});
+
 describe('result store: reply channels', () => {
   it('announces an outcome on the channel of the waiter its job names, which hears the shared channel too', async () => {
     const { store, waiter, flushed, keys } = await setup();

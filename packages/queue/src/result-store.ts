@@ -29,8 +29,11 @@ export const INLINE_RESULT_BYTES = 64 * 1024;
 export interface LocalResultDelivery {
   /** Someone in this process waits for the job. */
   waitsFor(jobId: string): boolean;
-  /** Hands the outcome over: once it is written, or once it is sent (ResultStore.put's `handOverFirst`). */
-  deliver(result: StoredResult<unknown>): void;
+  /**
+   * Hands the outcome over: once it is written, or once it is sent (ResultStore.put's `handOverFirst`).
+   * `documentJson`: `JSON.stringify` of its document, when the store had it (see {@link ResultStore.put}).
+   */
+  deliver(result: StoredResult<unknown>, documentJson?: string): void;
 }
 
 export interface ResultStoreOptions {
@@ -78,12 +81,16 @@ export class ResultStore {
    * the delete could overtake the write (this assumes only the API's waiter gets outcomes handed over,
    * as `deliverLocally` is wired; a waiter that deletes non-ZDR results after reading them, as a
    * search's result pages do, must not be given this delivery).
+   *
+   * `documentJson`: `JSON.stringify` of the outcome's document, when the caller wrote it already (the
+   * worker measures every document's size that way): the stored JSON is built around it.
    */
   async put<T = Document>(
-    result: StoredResult<T>, opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean; replyTo?: string | undefined },
+    result: StoredResult<T>,
+    opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean; replyTo?: string | undefined; documentJson?: string | undefined },
   ): Promise<{ retained?: Promise<void> }> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
-    const json = JSON.stringify(result);
+    const json = resultJson(result, opts.documentJson);
     const local = opts.announce !== false && this.local?.waitsFor(result.jobId) === true ? this.local : undefined;
     const announce = opts.announce !== false && local === undefined;
     const inline = json.length <= INLINE_RESULT_BYTES;
@@ -96,12 +103,12 @@ export class ResultStore {
     ]).then(() => undefined);
     if (local && opts.handOverFirst === true && !opts.zeroDataRetention) {
       written.catch(() => undefined); // reported by the caller, through `retained`
-      local.deliver(result);
+      local.deliver(result, opts.documentJson);
       return { retained: written };
     }
     await written;
     if (announce && !inline) await this.redis.publish(channel, result.jobId);
-    local?.deliver(result);
+    local?.deliver(result, opts.documentJson);
     return {};
   }
 
@@ -126,4 +133,11 @@ export class ResultStore {
   async lastSuccess(teamId: string): Promise<string | null> {
     return this.redis.get(this.keys.lastSuccess(teamId));
   }
+}
+
+/** `JSON.stringify(result)`, around the document's JSON when it is given (a successful outcome's). */
+function resultJson<T>(result: StoredResult<T>, documentJson: string | undefined): string {
+  if (documentJson === undefined || !result.outcome.ok) return JSON.stringify(result);
+  const { jobId, teamId, finishedAt } = result;
+  return `${JSON.stringify({ jobId, teamId, finishedAt }).slice(0, -1)},"outcome":{"ok":true,"document":${documentJson}}}`;
 }

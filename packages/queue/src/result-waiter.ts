@@ -21,6 +21,8 @@ export class ResultWaiter {
   /** The id a job names as its `replyTo`: its outcome is announced on this waiter's channel only. */
   readonly replyTo = randomUUID();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /** The document JSON of outcomes handed over in this process with it (see {@link documentJsonOf}). */
+  private readonly documentJsons = new WeakMap<StoredResult<unknown>, string>();
   private started = false;
   private isClosed = false;
 
@@ -89,9 +91,19 @@ export class ResultWaiter {
   }
 
   /** An outcome handed over in this process, as it is stored (see ResultStore.deliverLocally): settles its waiters. */
-  deliver(result: StoredResult<unknown>): void {
+  deliver(result: StoredResult<unknown>, documentJson?: string): void {
     if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
+    if (documentJson !== undefined) this.documentJsons.set(result, documentJson);
     this.settle(result.jobId, result as StoredResult);
+  }
+
+  /**
+   * `JSON.stringify` of the document of an outcome {@link wait} resolved with, when it was handed over
+   * in this process with it: the answer can send it instead of writing the document out again. Valid
+   * only while the document is unchanged (a caller that changes it serializes it itself).
+   */
+  documentJsonOf(result: StoredResult<unknown>): string | undefined {
+    return this.documentJsons.get(result);
   }
 
   /** Number of callers currently waiting (for metrics and shutdown). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { decodeText, normalizeCharsetLabel, prescanMetaCharset, sniffCharset } from './charset.js';
 
 // Byte strings produced by Python's codecs (an encoder independent of ICU) from the text beside them.
@@ -79,6 +80,24 @@ describe('decodeText', () => {
     expect(invalid.text.endsWith('\ufffd')).toBe(true);
     expect(invalid.utf8).toBeUndefined();
     expect(decodeText({ bytes: Buffer.from('<p>caf\xe9</p>', 'latin1'), headerCharset: 'windows-1252', kind: 'html' }).utf8).toBeUndefined();
+  });
+
+  it('decodes UTF-8 bodies exactly as TextDecoder does, valid or not, ASCII or not, with or without a BOM', () => {
+    // The fast path for valid UTF-8 (ICU's transcoder, latin1 for ASCII) against the WHATWG decoder.
+    const reference = new TextDecoder('utf-8');
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii' }).map((t) => Buffer.from(t, 'utf8')),
+      fc.string({ unit: 'binary' }).map((t) => Buffer.from(t, 'utf8')), // any code point, lone surrogates as U+FFFD
+      fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b)), // stray and truncated sequences
+      fc.constant(Buffer.from([0xef, 0xbb, 0xbf])),
+    );
+    fc.assert(fc.property(fc.array(piece, { maxLength: 8 }), fc.boolean(), (pieces, declared) => {
+      const bytes = Buffer.concat(pieces);
+      const out = decodeText({ bytes, kind: 'html', ...(declared ? { headerCharset: 'utf-8' } : {}) });
+      if (out.charset.encoding !== 'utf-8') return; // undeclared and not UTF-8: windows-1252, tested above
+      expect(out.text).toBe(reference.decode(bytes));
+      if (out.utf8) expect(Buffer.from(out.text, 'utf8').equals(out.utf8)).toBe(true);
+    }), { numRuns: 3000, seed: 20261128 });
   });
 
   it('decodes UTF-16 with a BOM', () => {

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8, transcode } from 'node:buffer';
 import type { ContentKind } from './fetcher.js';
 
 /** Where the encoding of a body came from, in WHATWG sniffing order. */
@@ -100,13 +100,7 @@ export function xmlDeclarationCharset(bytes: Uint8Array): string | undefined {
 }
 
 function isValidUtf8WithNonAscii(bytes: Uint8Array): boolean {
-  if (!bytes.some((b) => b >= 0x80)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return !isAscii(bytes) && isUtf8(bytes);
 }
 
 /**
@@ -148,12 +142,35 @@ function decodeWindows1252(bytes: Uint8Array): string {
 /**
  * Decodes bytes in a WHATWG encoding. windows-1252 is done by hand: Node 20's TextDecoder takes a
  * latin1 fast path for it and turns 0x80-0x9F (curly quotes, dashes, the euro sign) into C1 controls.
+ * Valid UTF-8 takes {@link decodeValidUtf8}.
  */
 export function decodeBytes(bytes: Uint8Array, encoding: string): string {
   if (encoding === 'windows-1252') return decodeWindows1252(bytes);
+  if (encoding === 'utf-8' && isUtf8(bytes)) return decodeValidUtf8(asBuffer(bytes));
+  return decoderFor(encoding).decode(bytes);
+}
+
+function decoderFor(encoding: string): InstanceType<typeof TextDecoder> {
   let decoder = decoders.get(encoding);
   if (!decoder) decoders.set(encoding, (decoder = new TextDecoder(encoding, { ignoreBOM: true })));
-  return decoder.decode(bytes);
+  return decoder;
+}
+
+/**
+ * The text of bytes known to be valid UTF-8 (`isUtf8`), exactly as TextDecoder reads them (without
+ * a BOM), at about twice its speed on Node 20, whose UTF-8 decoder builds a page of HTML at some
+ * 250 MB/s: pure ASCII as a one-byte string (a copy), anything else through ICU's transcoder to
+ * UTF-16 and one copy into the string (0.3 against 0.6 ms for a 150 KB corpus article; scratch
+ * timing). Every page a scrape fetches is decoded on the event loop, so this is the worker's.
+ */
+function decodeValidUtf8(bytes: Buffer): string {
+  if (isAscii(bytes)) return bytes.toString('latin1');
+  const utf16 = transcode(bytes, 'utf8', 'ucs2');
+  return utf16.toString('ucs2');
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -171,7 +188,8 @@ const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
 export function decodeText(input: SniffCharsetInput): { text: string; charset: SniffedCharset; utf8?: Buffer } {
   const charset = sniffCharset(input);
   const bytes = input.bytes.subarray(charset.bomLength);
-  const text = decodeBytes(bytes, charset.encoding);
-  if (charset.encoding !== 'utf-8' || !isUtf8(bytes)) return { text, charset };
-  return { text, charset, utf8: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  if (charset.encoding !== 'utf-8') return { text: decodeBytes(bytes, charset.encoding), charset };
+  if (!isUtf8(bytes)) return { text: decoderFor('utf-8').decode(bytes), charset };
+  const utf8 = asBuffer(bytes);
+  return { text: decodeValidUtf8(utf8), charset, utf8 };
 }

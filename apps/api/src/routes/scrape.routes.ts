@@ -27,10 +27,16 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
+    const { document, documentJson } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
     const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
     const t0 = hopTimingOn() ? performance.now() : 0;
-    res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });
+    if (joined === undefined && documentJson !== undefined) {
+      // What res.json writes (the app sets no JSON replacer, spaces or escaping), without serializing
+      // the document again: the worker wrote its JSON once, to measure and store it.
+      res.type('json').send(`{"success":true,"data":${documentJson}}`);
+    } else {
+      res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });
+    }
     if (t0 > 0) recordHop('gateway:respond', performance.now() - t0);
   });
   router.get('/v2/scrape/:id', rateLimit(deps.limiter, 'status'), async (req, res) => {

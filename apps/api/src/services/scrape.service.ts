@@ -56,6 +56,8 @@ export interface StoredUpload {
 export interface ScrapeOutcome {
   jobId: string;
   document: Record<string, unknown>;
+  /** `JSON.stringify(document)`, when the worker in this process handed it over with it (see ResultWaiter.documentJsonOf). */
+  documentJson?: string;
 }
 
 /**
@@ -220,7 +222,8 @@ export class ScrapeService {
     }
     if (request.zeroDataRetention) await this.deps.results.delete(jobId);
     if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
-    return { jobId, document: result.outcome.document };
+    const documentJson = this.deps.waiter.documentJsonOf(result);
+    return { jobId, document: result.outcome.document, ...(documentJson !== undefined ? { documentJson } : {}) };
   }
 
   /**

@@ -78,7 +78,8 @@ export interface CrawlPagesDeps {
 
 /** A finished page of a crawl or batch, as the scrape processor hands it over. */
 export type CrawlPageResult =
-  | { ok: true; document: Document; links: string[]; finalUrl: string; creditsUsed: number }
+  /** `documentJson`: the document's JSON, when its finisher wrote it already (stored as it is). */
+  | { ok: true; document: Document; documentJson?: string; links: string[]; finalUrl: string; creditsUsed: number }
   /** `creditsUsed`: a failure that is billed all the same (a lockdown miss). */
   | { ok: false; error: ErrorData; creditsUsed?: number };
 
@@ -137,7 +138,10 @@ export class CrawlPages {
     }
     const outOfCredits = !result.ok && result.error.code === 'INSUFFICIENT_CREDITS';
     const outcome: PageOutcome = result.ok
-      ? { kind: 'doc', document: result.document, creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}) }
+      ? {
+        kind: 'doc', document: result.document, ...(result.documentJson !== undefined ? { documentJson: result.documentJson } : {}),
+        creditsUsed: result.creditsUsed, ...(finalKey ? { finalKey } : {}),
+      }
       : {
         kind: 'error', error: { id: job.jobId, timestamp: new Date(now).toISOString(), url, code: result.error.code, error: result.error.message },
         ...(result.creditsUsed ? { creditsUsed: result.creditsUsed } : {}),

@@ -33,6 +33,7 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'cloudflare email protection only (not a wall)', html: page('<title>Blog</title>', `<a href="/cdn-cgi/l/email-protection">mail</a>${filler(3000)}`), wall: false },
   { name: 'a moment in the body, not the title', html: page('<title>Blog</title>', '<p>Just a moment... I will be right back.</p>'), wall: false },
   { name: 'attention required without cloudflare', html: page('<title>Attention Required! | Shop</title>', ''), wall: false },
+  { name: 'an article served by Cloudflare, its challenge-platform script past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(40_000)}<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script>`), wall: false },
   { name: 'a large page with a reCAPTCHA form past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(70_000)}<div class="g-recaptcha"></div><p>Please verify you are human to comment.</p>`), wall: false },
   // DataDome
   { name: 'datadome captcha delivery', html: page('', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), wall: true },

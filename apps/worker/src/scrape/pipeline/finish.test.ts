@@ -83,7 +83,8 @@ describe('finishJob', () => {
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
     await finishJob(deps, job, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
     events.push('finished');
-    expect(opts).toEqual({ zeroDataRetention: false, handOverFirst: true });
+    // The document's JSON, written to measure it, goes with it (stored as it is).
+    expect(opts).toEqual({ zeroDataRetention: false, handOverFirst: true, documentJson: JSON.stringify(document) });
     expect(events).toEqual(['charge 1', 'handed over', 'write failed', 'release', 'finished']);
   });
 

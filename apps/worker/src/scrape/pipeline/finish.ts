@@ -65,9 +65,15 @@ export async function finishJob(
 async function record(
   deps: FinishDeps, job: ScrapeJob, outcome: JobOutcome, log: Logger, run?: FinishRun,
 ): Promise<{ charge?: Promise<unknown>; pending?: Promise<unknown>; retained?: Promise<unknown> }> {
-  const stored = enforceResultSize(outcome, deps.maxResultBytes);
-  if (stored !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
-  outcome = stored;
+  // A crawl page keeps its links only when they were asked for: they are neither stored nor measured.
+  if (job.crawl && outcome.ok && !(job.request as { formats?: { type: string }[] }).formats?.some((f) => f.type === 'links')) {
+    delete outcome.document.links;
+  }
+  // The document's JSON, written once to measure it, is what its store writes (not changed after this).
+  const sized = enforceResultSize(outcome, deps.maxResultBytes);
+  if (sized.outcome !== outcome) log.info({ code: 'RESULT_TOO_LARGE', limitBytes: deps.maxResultBytes }, 'scrape failed');
+  outcome = sized.outcome;
+  const documentJson = outcome.ok ? sized.documentJson : undefined;
   const statusCode = outcome.ok ? outcome.document.metadata.statusCode : 0;
   const removal = outcome.ok && outcome.document.changeTracking?.changeStatus === 'removed';
   const httpError = removal ? undefined : crawlHttpError(job, statusCode);
@@ -78,10 +84,12 @@ async function record(
     ? outcome.document.metadata.creditsUsed ?? 0
     : outcome.error.code === 'SCRAPE_LOCKDOWN_CACHE_MISS' ? scrapeCredits({ lockdown: { hit: false } }) : 0;
   if (job.crawl) {
-    const request = job.request as { url: string; formats?: { type: string }[] };
-    if (outcome.ok && !request.formats?.some((f) => f.type === 'links')) delete outcome.document.links;
+    const request = job.request as { url: string };
     const { charged } = await deps.crawlPages.record(job, request.url, outcome.ok
-      ? { ok: true, document: outcome.document, links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits }
+      ? {
+        ok: true, document: outcome.document, ...(documentJson !== undefined ? { documentJson } : {}),
+        links: run?.links ?? [], finalUrl: run?.finalUrl ?? request.url, creditsUsed: credits,
+      }
       : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log,
     credits > 0 ? () => deps.credits.charge(job.teamId, credits) : undefined);
     return { ...(charged ? { charge: charged } : {}), ...(run?.pending ? { pending: run.pending } : {}) };
@@ -92,7 +100,7 @@ async function record(
   // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is awaited before the release.
   const { retained } = await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
-    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo },
+    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson },
   );
   return retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {};
 }
