@@ -7,13 +7,21 @@
 /** Status codes that mean "blocked" for the `auto` proxy retry. */
 const BLOCKED_STATUSES = new Set([401, 403, 429]);
 
-/** Markers of the interstitials of widespread anti-bot services (challenge pages, block pages). */
+/**
+ * Markers of the interstitials of widespread anti-bot services (challenge pages, block pages). Not of
+ * the services themselves: the pages of a site they protect carry their sensors too (Cloudflare's
+ * `/cdn-cgi/challenge-platform/` detection scripts, where its challenge pages load `.../orchestrate/`;
+ * DataDome's `js.datadome.co` tag; Imperva's `_Incapsula_Resource` script; PerimeterX's
+ * `client.perimeterx.net` sensor). Taking those for walls sent every page of such a site to the
+ * browser under the default `proxy: auto`: all eight corpus pages the markers once matched were
+ * such content pages, and none matches now.
+ */
 export const BOT_WALL_MARKERS: readonly RegExp[] = [
   /<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]* used Cloudflare)/i,
-  /cf-(?:browser-verification|challenge-(?:running|form))|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\//i,
-  /captcha-delivery\.com|geo\.captcha-delivery|datadome/i,
-  /_Incapsula_Resource|Incapsula incident ID/i,
-  /px-captcha|perimeterx|human-challenge/i,
+  /cf-(?:browser-verification|challenge-(?:running|form))|_cf_chl_opt|challenges\.cloudflare\.com\/turnstile|\/cdn-cgi\/challenge-platform\/(?:h\/[a-z]\/)?orchestrate\//i,
+  /captcha-delivery\.com/i, // DataDome's captcha and device-check pages
+  /<iframe[^>]*_Incapsula_Resource|Incapsula incident ID/i,
+  /px-captcha|human-challenge|<title>\s*Access to this page has been denied/i, // PerimeterX / HUMAN
   /<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference #\d/i, // Akamai
   /g-recaptcha[\s\S]{0,400}(?:unusual traffic|are you a robot|verify you are human)/i,
   /Please (?:verify|confirm) you are (?:a )?human|Pardon Our Interruption|Request unsuccessful\. Incapsula/i,
@@ -31,10 +39,10 @@ export const BOT_WALL_MARKERS: readonly RegExp[] = [
 const BOT_WALL_PREFILTER = new RegExp(
   [
     'just a moment...', 'attention required! | cloudflare', 'used cloudflare', // <title> of Cloudflare pages
-    'cf-browser-verification', 'cf-challenge-', 'challenges.cloudflare.com/turnstile', '/challenge-platform/',
-    'captcha-delivery', 'datadome',
+    'cf-browser-verification', 'cf-challenge-', '_cf_chl_opt', 'challenges.cloudflare.com/turnstile', '/challenge-platform/',
+    'captcha-delivery',
     'incapsula', // _Incapsula_Resource, Incapsula incident ID, Request unsuccessful. Incapsula
-    'px-captcha', 'perimeterx', 'human-challenge',
+    'px-captcha', 'human-challenge', 'access to this page has been denied',
     'access denied', // Akamai
     'g-recaptcha',
     'please verify you are', 'please confirm you are', 'pardon our interruption',
@@ -45,13 +53,11 @@ const BOT_WALL_PREFILTER = new RegExp(
 /**
  * Characters of a page the markers are looked for in. A challenge or block page is a small interstitial
  * with its marker near the top (its title, the challenge script, within its first few kilobytes); a
- * marker found only past this point belongs to a content page that embeds a widget or an anti-bot
- * tag. In the corpora (1,548 pages, all content), eight pages match a marker: two at 40 and 56 K
- * characters (Cloudflare's `/cdn-cgi/challenge-platform/` script, which it adds to the pages it
- * serves), which a 64 K window took for walls and handed to the browser; the rest past 88 K, and one
- * (a DataDome tag) at 6 K. The scan is most of a plain scrape's check, and every fetched page with the
- * default `proxy: auto` pays it on the event loop: over 60 corpus articles (150 KB on average) the
- * prefilter took 240 us a page at 64 K against about a quarter of that at 16 K (scratch timing).
+ * marker found only past this point belongs to a content page that embeds a widget (a reCAPTCHA
+ * form, say). The scan is most of a plain scrape's check, and every page fetched with the default
+ * `proxy: auto` pays it on the event loop: over 60 corpus articles (150 KB on average) the prefilter
+ * took 240 us a page over 64 K characters (the window before) against about a quarter of that over
+ * 16 K (scratch timing).
  */
 export const BOT_WALL_SCAN_CHARS = 16 * 1024;
 

@@ -30,6 +30,10 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'cloudflare challenge form', html: page('<title>x</title>', '<form id="CF-CHALLENGE-FORM"></form>'), wall: true },
   { name: 'cloudflare turnstile', html: page('<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>', ''), wall: true },
   { name: 'cloudflare challenge platform', html: page('<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>', ''), wall: true },
+  { name: 'cloudflare challenge options', html: page('<title>x</title>', '<script>(function(){window._cf_chl_opt={cvId: \'3\'};})();</script>'), wall: true },
+  { name: 'cloudflare managed challenge', html: page('<script src="/cdn-cgi/challenge-platform/h/g/orchestrate/managed/v1?ray=8"></script>', ''), wall: true },
+  { name: 'a page with Cloudflare\'s invisible detection script (not a wall)', html: page('<script async src=\'/cdn-cgi/challenge-platform/h/g/scripts/invisible.js?ts=1650621600\'></script>', filler(2000)), wall: false },
+  { name: 'a small page with Cloudflare\'s JavaScript detections (not a wall)', html: page('<title>Post</title>', `${filler(3000)}<script>a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';</script>`), wall: false },
   { name: 'cloudflare email protection only (not a wall)', html: page('<title>Blog</title>', `<a href="/cdn-cgi/l/email-protection">mail</a>${filler(3000)}`), wall: false },
   { name: 'a moment in the body, not the title', html: page('<title>Blog</title>', '<p>Just a moment... I will be right back.</p>'), wall: false },
   { name: 'attention required without cloudflare', html: page('<title>Attention Required! | Shop</title>', ''), wall: false },
@@ -38,15 +42,17 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   // DataDome
   { name: 'datadome captcha delivery', html: page('', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), wall: true },
   { name: 'datadome geo captcha', html: page('', '<iframe src="https://GEO.CAPTCHA-DELIVERY.COM/captcha/?initialCid=x"></iframe>'), wall: true },
-  { name: 'datadome name', html: page('', '<script>var dd={"host":"api-js.DataDome.co"}</script>'), wall: true },
+  { name: 'a page with DataDome\'s tag in its head (not a wall)', html: page('<script>!function(a,b,c,d){}(window,document,"script","https://js.datadome.co/tags.js","K");var dd={"host":"api-js.DataDome.co"}</script>', filler(2000)), wall: false },
   // Imperva / Incapsula
   { name: 'incapsula resource', html: page('<meta name="robots" content="noindex">', '<iframe src="/_Incapsula_Resource?CWUDNSAI=1"></iframe>'), wall: true },
+  { name: 'a page with Imperva\'s script (not a wall)', html: page('<script async src="/_Incapsula_Resource?SWJIYLWA=719d34d3"></script>', filler(2000)), wall: false },
   { name: 'incapsula incident', html: page('', 'Request unsuccessful. Incapsula incident ID: 123-456'), wall: true },
   { name: 'incapsula request unsuccessful', html: page('', 'request unsuccessful. incapsula'), wall: true },
   { name: 'incapsula mentioned in an article (not a wall)', html: page('<title>CDN review</title>', `<p>Incapsula is a CDN.</p>${filler(1000)}`), wall: false },
   // PerimeterX / HUMAN
   { name: 'perimeterx px-captcha', html: page('', '<div id="px-captcha"></div>'), wall: true },
-  { name: 'perimeterx name', html: page('', '<script src="//client.PerimeterX.net/PX123/main.min.js"></script>'), wall: true },
+  { name: 'perimeterx block page title', html: page('<title>Access to this page has been denied.</title>', ''), wall: true },
+  { name: 'a page with PerimeterX\'s sensor (not a wall)', html: page('<script src="//client.PerimeterX.net/PX123/main.min.js"></script>', filler(2000)), wall: false },
   { name: 'human challenge', html: page('', '<div class="human-challenge"></div>'), wall: true },
   // Akamai
   { name: 'akamai access denied', html: page('<TITLE>Access Denied</TITLE>', '<H1>Access Denied</H1>You don\'t have permission. Reference #18.abcd.1234'), wall: true },
@@ -64,11 +70,11 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'pardon our interruption', html: page('<title>Pardon Our Interruption</title>', ''), wall: true },
   { name: 'please verify your email (not a wall)', html: page('<title>Sign up</title>', 'Please verify your email address.'), wall: false },
   // The scanned window (BOT_WALL_SCAN_CHARS)
-  { name: 'marker just inside the window', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 10)}datadome..`, wall: true },
-  { name: 'marker across the window edge (not a wall)', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 4)}datadome`, wall: false },
+  { name: 'marker just inside the window', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 12)}px-captcha..`, wall: true },
+  { name: 'marker across the window edge (not a wall)', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS - 4)}px-captcha`, wall: false },
   { name: 'marker after the window (not a wall)', html: `${'x'.repeat(BOT_WALL_SCAN_CHARS)}<div id="px-captcha"></div>`, wall: false },
   // Non-ASCII look-alikes: the markers are ASCII and case-insensitive matching never folds them in
-  { name: 'Kelvin sign and dotted I (not a wall)', html: page('', 'P\u0130RIMETERX \u212Aey data\u212Aome'), wall: false },
+  { name: 'dotted I (not a wall)', html: page('<title>Access to this page has been den\u0130ed</title>', 'Incapsula \u0130ncident \u0130D \u212Aey'), wall: false },
   { name: 'two-byte page with a wall', html: page('<title>Just a moment...</title>', '\u201cPlease wait\u201d \u4e2d\u6587'), wall: true },
   { name: 'plain article', html: page('<title>An article</title>', filler(20_000)), wall: false },
   { name: 'empty', html: '', wall: false },
