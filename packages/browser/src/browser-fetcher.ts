@@ -80,6 +80,8 @@ export interface BrowserPlugin {
 export interface BrowserPluginSession {
   /** Fails the page's requests it blocks (see {@link interceptRequests}). */
   requestBlocker?: RequestBlocker;
+  /** Before each navigation of the page: `screenshots`, whether this fetch takes any (format or action). */
+  beforeNavigate?(page: Page, opts: { screenshots: boolean }): void;
   beforeCapture?(page: Page, opts: { budgetMs: number; signal: AbortSignal }): Promise<void>;
 }
 
@@ -393,6 +395,8 @@ export class BrowserFetcher implements Fetcher {
         page.on('crash', onCrash);
         const network = new NetworkTracker(context);
         const mainFrame = watchMainFrame(page, route);
+        const screenshots = run.screenshot !== undefined || (run.actions ?? []).some((a) => a.type === 'screenshot');
+        for (const session of sessions) session.beforeNavigate?.(page, { screenshots });
         try {
           const response = await this.navigate(page, run, remaining, route, () => mainFrame.lastResponseUrl());
           const ttfbMs = Date.now() - started;

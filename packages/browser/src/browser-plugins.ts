@@ -19,6 +19,9 @@ export function cookieConsentPlugin(assets: ConsentAssets, onError?: (err: unkno
     async attach(context) {
       const dismisser = await attachConsentDismisser(context, { assets, ...(onError ? { onError } : {}) });
       return {
+        beforeNavigate(page, { screenshots }) {
+          dismisser.prehide(page, screenshots);
+        },
         async beforeCapture(page, { budgetMs, signal }) {
           // Called once the page settled: wait only for a detected CMP or a running opt-out.
           if (budgetMs > 0) await dismisser.waitForSettled(page, { timeoutMs: budgetMs, signal, searchQuietMs: 0 });

@@ -90,7 +90,9 @@ export class ResultStore {
     opts: { zeroDataRetention: boolean; announce?: boolean; handOverFirst?: boolean; replyTo?: string | undefined; documentJson?: string | undefined },
   ): Promise<{ retained?: Promise<void> }> {
     const ttl = opts.zeroDataRetention ? this.zdrRetentionSec : this.retentionSec;
-    const json = resultJson(result, opts.documentJson);
+    // The document's JSON, when given for a successful outcome (the one it belongs to).
+    const documentJson = result.outcome.ok ? opts.documentJson : undefined;
+    const json = resultJson(result, documentJson);
     const local = opts.announce !== false && this.local?.waitsFor(result.jobId) === true ? this.local : undefined;
     const announce = opts.announce !== false && local === undefined;
     const inline = json.length <= INLINE_RESULT_BYTES;
@@ -103,12 +105,12 @@ export class ResultStore {
     ]).then(() => undefined);
     if (local && opts.handOverFirst === true && !opts.zeroDataRetention) {
       written.catch(() => undefined); // reported by the caller, through `retained`
-      local.deliver(result, opts.documentJson);
+      local.deliver(result, documentJson);
       return { retained: written };
     }
     await written;
     if (announce && !inline) await this.redis.publish(channel, result.jobId);
-    local?.deliver(result, opts.documentJson);
+    local?.deliver(result, documentJson);
     return {};
   }
 
@@ -137,7 +139,7 @@ export class ResultStore {
 
 /** `JSON.stringify(result)`, around the document's JSON when it is given (a successful outcome's). */
 function resultJson<T>(result: StoredResult<T>, documentJson: string | undefined): string {
-  if (documentJson === undefined || !result.outcome.ok) return JSON.stringify(result);
+  if (documentJson === undefined) return JSON.stringify(result);
   const { jobId, teamId, finishedAt } = result;
   return `${JSON.stringify({ jobId, teamId, finishedAt }).slice(0, -1)},"outcome":{"ok":true,"document":${documentJson}}}`;
 }

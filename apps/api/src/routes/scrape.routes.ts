@@ -30,9 +30,9 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     const { document, documentJson } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
     const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
     const t0 = hopTimingOn() ? performance.now() : 0;
-    if (joined === undefined && documentJson !== undefined) {
-      // What res.json writes (the app sets no JSON replacer, spaces or escaping), without serializing
-      // the document again: the worker wrote its JSON once, to measure and store it.
+    if (joined === undefined && documentJson !== undefined && plainJson(req)) {
+      // What res.json writes, without serializing the document again: the worker wrote its JSON once,
+      // to measure and store it.
       res.type('json').send(`{"success":true,"data":${documentJson}}`);
     } else {
       res.json({ success: true, data: joined === undefined ? document : { ...document, warning: joined } });
@@ -44,4 +44,9 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     res.json({ success: true, data: await deps.scrape.get(teamOf(res), id) });
   });
   return router;
+}
+
+/** Whether `res.json` writes plain `JSON.stringify` output: the app sets no JSON replacer, spaces or escaping. */
+function plainJson(req: Request): boolean {
+  return req.app.get('json replacer') === undefined && req.app.get('json spaces') === undefined && !req.app.get('json escape');
 }

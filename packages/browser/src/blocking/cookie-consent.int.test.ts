@@ -98,6 +98,28 @@ describe('attachConsentDismisser (real Chromium)', () => {
     expect(site.hits.get('/consent/reject')).toBeUndefined();
   });
 
+  it('pre-hides banners only on pages set to (those a screenshot is taken of)', async () => {
+    // Records whether autoconsent's pre-hiding stylesheet was ever added to the document.
+    const watch = `new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.id === 'autoconsent-prehide') window.__prehidden = true;
+    }).observe(document, { childList: true, subtree: true });`;
+    const seen = async (on: boolean | undefined): Promise<boolean> => {
+      const context = await browser.newContext();
+      await context.addInitScript({ content: watch });
+      const consent = await attachConsentDismisser(context, { assets });
+      const page = await context.newPage();
+      if (on !== undefined) consent.prehide(page, on);
+      await page.goto(site.url('/plain.html'), { waitUntil: 'load' });
+      await consent.waitForSettled(page, { timeoutMs: 20_000 });
+      const prehidden = await page.evaluate(() => (globalThis as unknown as { __prehidden?: boolean }).__prehidden === true);
+      await context.close();
+      return prehidden;
+    };
+    expect(await seen(true)).toBe(true);
+    expect(await seen(undefined)).toBe(false);
+    expect(await seen(false)).toBe(false);
+  });
+
   it('settles as "none" on a page without a consent pop-up', async () => {
     const context = await browser.newContext();
     const errors: unknown[] = [];

@@ -59,6 +59,11 @@ export interface ConsentDismisser {
    * or none found) or the budget runs out. Never rejects.
    */
   waitForSettled(page: Page, options: WaitForConsentOptions): Promise<ConsentSettlement>;
+  /**
+   * Whether the page's next documents pre-hide known banners (autoconsent's `enablePrehide`) while
+   * their opt-out runs. Off unless set: see the config's comment.
+   */
+  prehide(page: Page, on: boolean): void;
 }
 
 /** Reads autoconsent's Playwright content script and compact rules (about 400 kB). */
@@ -115,6 +120,8 @@ class ConsentBridge implements ConsentDismisser {
   /** Waiters re-check on every report. */
   private readonly listeners = new Set<() => void>();
   private readonly config: Config;
+  /** Pages whose documents pre-hide banners ({@link prehide}). */
+  private readonly prehiding = new WeakSet<Page>();
 
   constructor(private readonly options: ConsentDismisserOptions) {
     const heuristicMode = options.heuristicMode ?? 'tier1';
@@ -122,12 +129,12 @@ class ConsentBridge implements ConsentDismisser {
       enabled: true,
       autoAction: 'optOut',
       disabledCmps: [],
-      // No pre-hiding: it puts a stylesheet of every known CMP's selectors into each document from
-      // its start, which every style recalculation of the page then matches. It only hides banners
-      // from view while the opt-out runs: the captured HTML keeps them either way, and capture waits
-      // for the consent flow to settle (`waitForSettled`), so a screenshot does not show them either.
-      // The Jena browser crawl (in-process, 4 pages in flight) took 36-39 s without it against
-      // 40-43 s with it, and 31-32 s with no consent handling at all (scratch timings, alternated).
+      // Pre-hiding only for a fetch that takes a screenshot ({@link ConsentDismisser.prehide}): it
+      // puts a stylesheet of every known CMP's selectors into each document from its start, which
+      // every style recalculation of the page then matches, and only hides banners from view while
+      // the opt-out runs (for at most `prehideTimeout`), which the captured HTML does not show. The
+      // Jena browser crawl (in-process, 4 pages in flight) took 36-39 s without it against 40-43 s with
+      // it, and 31-32 s with no consent handling at all (scratch timings, alternated).
       enablePrehide: false,
       enableCosmeticRules: true,
       enableGeneratedRules: true,
@@ -178,6 +185,11 @@ class ConsentBridge implements ConsentDismisser {
     } catch (error) {
       this.options.onError?.(error);
     }
+  }
+
+  prehide(page: Page, on: boolean): void {
+    if (on) this.prehiding.add(page);
+    else this.prehiding.delete(page);
   }
 
   waitForSettled(page: Page, options: WaitForConsentOptions): Promise<ConsentSettlement> {
@@ -252,7 +264,7 @@ class ConsentBridge implements ConsentDismisser {
     frame
       .evaluate(
         (json) => (globalThis as unknown as AutoconsentWindow).autoconsentReceiveMessage?.(JSON.parse(json) as unknown),
-        encodeInitResponse(this.config, rules),
+        encodeInitResponse(this.prehiding.has(frame.page()) ? { ...this.config, enablePrehide: true } : this.config, rules),
       )
       .catch((error: unknown) => {
         // The frame navigated away or closed before the answer arrived; its next document asks again.

@@ -28,7 +28,7 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'cloudflare browser verification', html: page('<title>x</title>', '<div class="cf-browser-verification cf-im-under-attack"></div>'), wall: true },
   { name: 'cloudflare challenge running', html: page('<title>x</title>', '<div id="cf-challenge-running"></div>'), wall: true },
   { name: 'cloudflare challenge form', html: page('<title>x</title>', '<form id="CF-CHALLENGE-FORM"></form>'), wall: true },
-  { name: 'cloudflare turnstile', html: page('<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>', ''), wall: true },
+  { name: 'a login form with a Turnstile widget (not a wall)', html: page('<title>Sign in</title><script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>', `<form><div class="cf-turnstile" data-sitekey="k"></div></form>${filler(500)}`), wall: false },
   { name: 'cloudflare challenge platform', html: page('<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>', ''), wall: true },
   { name: 'cloudflare challenge options', html: page('<title>x</title>', '<script>(function(){window._cf_chl_opt={cvId: \'3\'};})();</script>'), wall: true },
   { name: 'cloudflare managed challenge', html: page('<script src="/cdn-cgi/challenge-platform/h/g/orchestrate/managed/v1?ray=8"></script>', ''), wall: true },
@@ -37,7 +37,7 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'cloudflare email protection only (not a wall)', html: page('<title>Blog</title>', `<a href="/cdn-cgi/l/email-protection">mail</a>${filler(3000)}`), wall: false },
   { name: 'a moment in the body, not the title', html: page('<title>Blog</title>', '<p>Just a moment... I will be right back.</p>'), wall: false },
   { name: 'attention required without cloudflare', html: page('<title>Attention Required! | Shop</title>', ''), wall: false },
-  { name: 'an article served by Cloudflare, its challenge-platform script past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(40_000)}<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script>`), wall: false },
+  { name: 'a challenge script past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(40_000)}<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>`), wall: false },
   { name: 'a large page with a reCAPTCHA form past the scanned head (not a wall)', html: page('<title>Article</title>', `${filler(70_000)}<div class="g-recaptcha"></div><p>Please verify you are human to comment.</p>`), wall: false },
   // DataDome
   { name: 'datadome captcha delivery', html: page('', '<script src="https://ct.captcha-delivery.com/c.js"></script>'), wall: true },
@@ -45,7 +45,8 @@ export const CRAFTED_PAGES: ReadonlyArray<{ name: string; html: string; wall: bo
   { name: 'a page with DataDome\'s tag in its head (not a wall)', html: page('<script>!function(a,b,c,d){}(window,document,"script","https://js.datadome.co/tags.js","K");var dd={"host":"api-js.DataDome.co"}</script>', filler(2000)), wall: false },
   // Imperva / Incapsula
   { name: 'incapsula resource', html: page('<meta name="robots" content="noindex">', '<iframe src="/_Incapsula_Resource?CWUDNSAI=1"></iframe>'), wall: true },
-  { name: 'a page with Imperva\'s script (not a wall)', html: page('<script async src="/_Incapsula_Resource?SWJIYLWA=719d34d3"></script>', filler(2000)), wall: false },
+  { name: 'incapsula javascript challenge', html: '<html><head><META NAME="robots" CONTENT="noindex,nofollow"><script src="/_Incapsula_Resource?SWJIYLWA=5074a744e2e3d891814e9a2dace20bd4,719d34d31c8e3a6e6fffd425f7e032f3"></script><body></body></html>', wall: true },
+  { name: 'a page with Imperva\'s script (not a wall)', html: page('<script async src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1&cb=1402536513"></script>', filler(2000)), wall: false },
   { name: 'incapsula incident', html: page('', 'Request unsuccessful. Incapsula incident ID: 123-456'), wall: true },
   { name: 'incapsula request unsuccessful', html: page('', 'request unsuccessful. incapsula'), wall: true },
   { name: 'incapsula mentioned in an article (not a wall)', html: page('<title>CDN review</title>', `<p>Incapsula is a CDN.</p>${filler(1000)}`), wall: false },
