@@ -63,6 +63,26 @@ describe('finishJob', () => {
     expect(events).toEqual(['recorded', 'charge 1 sent', 'release', 'charged']);
   });
 
+  it('a crawl page: unrequested links are dropped before it is measured, and its JSON is what the crawl stores', async () => {
+    let given: { document: Document; documentJson?: string } | undefined;
+    const deps = {
+      ...recordingDeps([]),
+      maxResultBytes: 60, // over this with its links, under it without
+      crawlPages: {
+        record: async (_job: unknown, _url: unknown, result: { document: Document; documentJson?: string }) => {
+          given = result;
+          return { billed: false };
+        },
+      },
+    } as unknown as Deps;
+    const page: ScrapeJob = { ...job, mode: 'async', crawl: { id: 'c', kind: 'crawl', depth: 0 } };
+    const links = Array.from({ length: 10 }, (_, i) => `https://example.com/${i}`);
+    const document = { metadata: { statusCode: 200 }, links } as unknown as Document;
+    await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/', links });
+    expect(given?.document.links).toBeUndefined();
+    expect(given?.documentJson).toBe(JSON.stringify({ metadata: { statusCode: 200 } }));
+  });
+
   it('an outcome handed over before it is written: released once the write ends, whose failure does not fail the job', async () => {
     const events: string[] = [];
     let opts: unknown;
