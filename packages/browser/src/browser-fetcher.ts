@@ -395,9 +395,9 @@ export class BrowserFetcher implements Fetcher {
         page.on('crash', onCrash);
         const network = new NetworkTracker(context);
         const mainFrame = watchMainFrame(page, route);
-        const screenshots = run.screenshot !== undefined || (run.actions ?? []).some((a) => a.type === 'screenshot');
-        for (const session of sessions) session.beforeNavigate?.(page, { screenshots });
         try {
+          const screenshots = run.screenshot !== undefined || (run.actions ?? []).some((a) => a.type === 'screenshot');
+          for (const session of sessions) session.beforeNavigate?.(page, { screenshots });
           const response = await this.navigate(page, run, remaining, route, () => mainFrame.lastResponseUrl());
           const ttfbMs = Date.now() - started;
           if (response instanceof NotRendered) return await this.download(context, run, response.url, downloadContext);
