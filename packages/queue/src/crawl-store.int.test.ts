@@ -132,6 +132,19 @@ describe('CrawlStore', () => {
     expect(more).toBe(false);
   });
 
+  it('stores the JSON its caller wrote for a document as it is, not the document again', async () => {
+    const { store } = setup();
+    const c = await store.create(crawl({ limit: 5 }));
+    await store.enqueue(c.id, [cand(1, 0)]);
+    await store.kickoffDone(c.id);
+    const { pages } = await store.pump(c.id);
+    // A JSON that differs from the document shows which of the two was stored.
+    const documentJson = JSON.stringify({ ...page, markdown: 'from the JSON' });
+    expect((await store.pageDone(c.id, pages[0]!.jobId, { kind: 'doc', document: page, documentJson, creditsUsed: 1 })).result).toBe('ok');
+    const { docs } = await store.documents(c.id, { skip: 0, limit: 10, maxBytes: 1e6 });
+    expect(docs).toEqual([{ ...page, markdown: 'from the JSON' }]);
+  });
+
   it('a redirect to a page already seen is dropped, not counted', async () => {
     const { store } = setup();
     const c = await store.create(crawl({ limit: 10 }));
