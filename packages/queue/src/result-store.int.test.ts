@@ -56,7 +56,6 @@ describe('result store: the document JSON a caller wrote already', () => {
     const given = { ...result(randomUUID()), finishedAt: plain.finishedAt };
     given.outcome = { ok: true, document: { ...(plain.outcome as { document: Document }).document, scrapeId: given.jobId } as Document };
     const documentJson = JSON.stringify((given.outcome as { document: Document }).document);
-    await store.put(plain, { zeroDataRetention: false });
     await store.put(given, { zeroDataRetention: false, documentJson });
     const raw = await db.redis.get(keys.result(given.jobId));
     expect(raw).toBe(JSON.stringify(given));

@@ -146,8 +146,15 @@ function decodeWindows1252(bytes: Uint8Array): string {
  */
 export function decodeBytes(bytes: Uint8Array, encoding: string): string {
   if (encoding === 'windows-1252') return decodeWindows1252(bytes);
-  if (encoding === 'utf-8' && isUtf8(bytes)) return decodeValidUtf8(asBuffer(bytes));
+  if (encoding === 'utf-8') return decodeUtf8(bytes).text;
   return decoderFor(encoding).decode(bytes);
+}
+
+/** UTF-8 bytes as text, and the bytes themselves (as a Buffer view) when they are valid UTF-8. */
+function decodeUtf8(bytes: Uint8Array): { text: string; utf8?: Buffer } {
+  if (!isUtf8(bytes)) return { text: decoderFor('utf-8').decode(bytes) };
+  const utf8 = asBuffer(bytes);
+  return { text: decodeValidUtf8(utf8), utf8 };
 }
 
 function decoderFor(encoding: string): InstanceType<typeof TextDecoder> {
@@ -189,7 +196,5 @@ export function decodeText(input: SniffCharsetInput): { text: string; charset: S
   const charset = sniffCharset(input);
   const bytes = input.bytes.subarray(charset.bomLength);
   if (charset.encoding !== 'utf-8') return { text: decodeBytes(bytes, charset.encoding), charset };
-  if (!isUtf8(bytes)) return { text: decoderFor('utf-8').decode(bytes), charset };
-  const utf8 = asBuffer(bytes);
-  return { text: decodeValidUtf8(utf8), charset, utf8 };
+  return { ...decodeUtf8(bytes), charset };
 }
