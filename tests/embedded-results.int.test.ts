@@ -15,12 +15,13 @@ const replied: string[] = [];
 let channel: string;
 
 beforeAll(async () => {
-  site = await new FixtureSite()
-    .page('/article', '<html><head><title>Local outcome</title></head><body><main><p>A page whose outcome never crosses the results channel.</p></main></body></html>')
-    .start();
+  site = new FixtureSite()
+    .page('/article', '<html><head><title>Local outcome</title></head><body><main><p>A page whose outcome never crosses the results channel.</p></main></body></html>');
+  for (let i = 0; i < 5; i++) site.page(`/again-${i}`, `<html><head><title>Again ${i}</title></head><body><main><p>Page ${i}, asked for twice in a row.</p></main></body></html>`);
+  await site.start();
   cluster = await TestCluster.start();
   const worker = cluster.worker!;
-  cluster.api.runLocally(worker.localRunner, { results: worker.results });
+  cluster.api.runLocally(worker.localRunner, { results: worker.results, pageCache: worker.pageCache });
   channel = `${cluster.env.TRAWL_REDIS_PREFIX ?? 'trawl'}:results`;
   listener = new Redis(cluster.env.REDIS_URL!);
   listener.on('message', (_c: string, m: string) => announced.push(m.split('\n')[0]!));
@@ -105,6 +106,44 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     // GET of the result (worker). What is left are scripts and writes.
     expect(commands.filter((c) => ['hmget', 'hget', 'exists', 'get', 'mget'].includes(c))).toEqual([]);
     expect(commands).toContain('evalsha');
+  });
+
+  it('writes a page\'s cache entries after its outcome is handed over; the same request sent at once is still a hit at the gateway', async () => {
+    const results = cluster.worker!.results;
+    const pages = cluster.worker!.pageCache!;
+    const events: string[] = [];
+    const put = results.put.bind(results);
+    const putEncoded = pages.putEncoded.bind(pages);
+    const putDerived = pages.putDerived.bind(pages);
+    results.put = ((...args) => {
+      events.push('outcome');
+      return put(...args);
+    }) as typeof results.put;
+    pages.putEncoded = ((...args) => {
+      events.push('page');
+      return putEncoded(...args);
+    }) as typeof pages.putEncoded;
+    pages.putDerived = ((...args) => {
+      events.push('formats');
+      return putDerived(...args);
+    }) as typeof pages.putDerived;
+    try {
+      for (let i = 0; i < 5; i++) {
+        events.length = 0;
+        const url = site.url(`/again-${i}`);
+        const first = await cluster.call('POST', '/v2/scrape', { body: { url, formats: ['markdown'] } });
+        expect(first.body.data.metadata.cacheState).toBe('miss');
+        expect(events).toEqual(['outcome', 'page', 'formats']);
+        const again = await cluster.call('POST', '/v2/scrape', { body: { url, formats: ['markdown'] } });
+        expect(again.body.data.metadata).toMatchObject({ cacheState: 'hit', title: `Again ${i}` });
+        expect(again.body.data.markdown).toBe(first.body.data.markdown);
+        expect(site.hits.get(`/again-${i}`)).toBe(1);
+      }
+    } finally {
+      results.put = put;
+      pages.putEncoded = putEncoded;
+      pages.putDerived = putDerived;
+    }
   });
 
   it('with the worker\'s store not handed over (a gateway in its own process), the outcome is announced to that gateway alone', async () => {

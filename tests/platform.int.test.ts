@@ -168,6 +168,9 @@ describe('limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ success: false, code: 'RATE_LIMITED', error: 'Request rate limit exceeded. Please wait and try again later.' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The key is known here by now, so its body is read while the rate is counted: the refusal still comes first.
+    expect((await cluster.call('POST', '/v2/scrape', { key: t.key, raw: 'not json' })).body.code).toBe('RATE_LIMITED');
+    expect((await cluster.call('POST', '/v2/scrape', { key: 'tr-not-a-key-0123456789', raw: 'not json' })).status).toBe(401);
     expect((await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).status).toBe(200);
   });
   it('POST /v2/scrape reads its team and counts its rate in one Redis call; a wrong key is 401 and counts nothing', async () => {

@@ -34,7 +34,7 @@ export async function startBenchCluster(env = {}) {
   // at once, without the queue hop. `gatewayRunsLocally(false)` sends them through BullMQ instead, as
   // a gateway in its own process (a split deployment) does.
   // BENCH_NO_LOCAL_RESULTS=1: outcomes reach the gateway through the results channel even in-process (A/B).
-  const local = process.env.BENCH_NO_LOCAL_RESULTS === '1' ? {} : { results: worker.results };
+  const local = process.env.BENCH_NO_LOCAL_RESULTS === '1' ? {} : { results: worker.results, pageCache: worker.pageCache };
   api.runLocally(worker.localRunner, local);
   const team = await api.teams.resolveKey(fullEnv.TRAWL_BOOTSTRAP_API_KEY);
   await api.teams.update(team.id, { concurrency: 1000, ratePerMinute: 1_000_000 });

@@ -7,9 +7,11 @@
 //   node scripts/bench/scrape-ab.mjs --a /path/to/before --b /path/to/after [--rounds 10] [--queued 1]
 // --queued 1: every scrape through BullMQ (a gateway in its own process), instead of embedded.
 // Prints, per concurrency, the median latency, the median block throughput and CPU per request (this
-// process: every thread of both clusters, the one not running being idle) with B/A ratios.
+// process: every thread of both clusters, the one not running being idle; not the clients', which run
+// in their own process) with B/A ratios.
 import { join, resolve } from 'node:path';
 import { ROOT, arg, startArticleSite } from './bench-cluster.mjs';
+import { startScrapeClient } from './scrape-client.mjs';
 
 const path = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,29 +34,15 @@ for (const [name, root] of [['A', A], ['B', B]]) {
   clusters[name].gatewayRunsLocally(!QUEUED);
 }
 
+// The clients run in a process of their own (scrape-client.mjs), as a user's do.
+const client = startScrapeClient();
 let seq = 0;
-async function one(c) {
-  const res = await fetch(`${c.url}/v2/scrape`, {
-    method: 'POST', body: JSON.stringify({ url: `${origin}/${seq++}`, formats: ['markdown'], maxAge: 0 }),
-    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
-  });
-  const json = await res.json();
-  if (!json.success) throw new Error(JSON.stringify(json));
-}
 async function block(c, n, parallel) {
-  const latencies = [];
-  let next = 0;
+  const bodies = Array.from({ length: n }, () => JSON.stringify({ url: `${origin}/${seq++}`, formats: ['markdown'], maxAge: 0 }));
   const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next++ < n) {
-      const s = performance.now();
-      await one(c);
-      latencies.push(performance.now() - s);
-    }
-  }));
+  const { times, wallMs } = await client.run({ url: `${c.url}/v2/scrape`, key: c.key, bodies, parallel });
   const cpu = process.cpuUsage(cpu0);
-  return { latencies, rps: n / (performance.now() - t0) * 1000, cpuMs: (cpu.user + cpu.system) / 1000 / n };
+  return { latencies: times, rps: n / wallMs * 1000, cpuMs: (cpu.user + cpu.system) / 1000 / n };
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
@@ -78,6 +66,7 @@ for (const parallel of [1, 8]) {
   const ratio = (x, y) => (y / x).toFixed(3);
   console.log(`| ${parallel} | ${f(median(a.lat))} | ${f(median(b.lat))} | ${ratio(median(a.lat), median(b.lat))} | ${f(median(a.rps))} | ${f(median(b.rps))} | ${ratio(median(a.rps), median(b.rps))} | ${f(median(a.cpu))} | ${f(median(b.cpu))} | ${ratio(median(a.cpu), median(b.cpu))} |`);
 }
+client.close();
 for (const c of Object.values(clusters)) await c.close();
 site.close();
 process.exit(0);

@@ -1,9 +1,10 @@
 // Scrape latency through the whole cluster (gateway -> admission -> BullMQ -> worker -> HTML pipeline
 // -> result store -> gateway) against a bare in-process fetch plus conversion of the same pages, in one
-// run. The ratio is the cost of the cluster. Two rows each: `embedded` (one process, as `npm start`:
-// the worker runs what its API admits without BullMQ) and `queued` (every scrape through BullMQ, as a
-// gateway in its own process sends them). Pages: real articles from ../shared/corpora/readability,
-// served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
+// run. The cluster's client (fetch, `parallel` in flight) runs in a process of its own, as a user's
+// does (scrape-client.mjs); the bare loop needs none. The ratio is the cost of the cluster. Two rows
+// each: `embedded` (one process, as `npm start`: the worker runs what its API admits without BullMQ)
+// and `queued` (every scrape through BullMQ, as a gateway in its own process sends them). Pages: real
+// articles from ../shared/corpora/readability, served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
 // --settle N: untimed requests of the same path at the same concurrency before each timed row (default 100).
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
@@ -13,6 +14,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, arg, startArticleSite, startBenchCluster } from './bench-cluster.mjs';
+import { startScrapeClient } from './scrape-client.mjs';
 
 const REQUESTS = arg('requests', 200);
 const HOPS = arg('hops', 0) > 0;
@@ -35,21 +37,30 @@ async function redisCpuSec() {
   return num('used_cpu_user') + num('used_cpu_sys');
 }
 
+// The cluster's client runs in its own process (scrape-client.mjs), as a user's does.
+const client = startScrapeClient();
 // maxAge 0: every request fetches (this measures the fetch path; cache.bench.mjs measures hits).
 const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'], maxAge: 0 });
-async function viaCluster(i) {
-  const res = await fetch(`${cluster.url}/v2/scrape`, {
-    method: 'POST', body: body(i),
-    headers: { authorization: `Bearer ${cluster.key}`, 'content-type': 'application/json' },
-  });
-  const json = await res.json();
-  if (!json.success) throw new Error(JSON.stringify(json));
-  return json.data.markdown.length;
+/** `n` scrapes through the cluster, numbered from `first`, `parallel` in flight: { times, wallMs }. */
+function viaCluster(n, parallel, first) {
+  return client.run({ url: `${cluster.url}/v2/scrape`, key: cluster.key, bodies: Array.from({ length: n }, (_, k) => body(first + k)), parallel });
 }
-async function bare(i) {
-  const r = await request(`${origin}/${i}`);
-  const html = await r.body.text();
-  return runHtmlPipeline(html, { url: `${origin}/${i}`, formats: { markdown: true } }).markdown.length;
+/** The same in this process, without the cluster: the page fetched and converted. */
+async function bare(n, parallel, first) {
+  const times = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < n) {
+      const i = first + next++;
+      const s = performance.now();
+      const r = await request(`${origin}/${i}`);
+      const html = await r.body.text();
+      runHtmlPipeline(html, { url: `${origin}/${i}`, formats: { markdown: true } });
+      times.push(performance.now() - s);
+    }
+  }));
+  return { times, wallMs: performance.now() - t0 };
 }
 
 function stats(ms) {
@@ -58,23 +69,15 @@ function stats(ms) {
   return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 // CPU per request, ms: this process (every thread: the bare loop, or the API + worker + conversion
-// threads) plus redis-server. Unlike latency it hardly moves when other work shares the machine: on a
-// dedicated machine, throughput at 8 in flight is bounded by it.
+// threads; not the cluster's client, in its own process) plus redis-server. Unlike latency it hardly
+// moves when other work shares the machine: on a dedicated machine, throughput at 8 in flight is bounded by it.
+let sent = 0;
 async function measure(fn, n, parallel) {
-  const times = [];
-  let next = 0;
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSec();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < n) {
-      const i = next++;
-      const s = performance.now();
-      await fn(i);
-      times.push(performance.now() - s);
-    }
-  }));
-  const throughput = n / ((performance.now() - t0) / 1000);
+  const { times, wallMs } = await fn(n, parallel, sent);
+  sent += n;
+  const throughput = n / (wallMs / 1000);
   const cpu = process.cpuUsage(cpu0);
   const redisMs = (await redisCpuSec() - redis0) * 1000;
   return { ...stats(times), throughput, cpuMs: (cpu.user + cpu.system) / 1000 / n, redisCpuMs: redisMs / n };
@@ -86,8 +89,8 @@ async function measure(fn, n, parallel) {
 // a short warm-up measured the thread's warm-up, not its cost. `--warmup 20` was the old figure.
 for (let i = 0; i < WARMUP; i++) {
   cluster.gatewayRunsLocally(i % 2 === 0);
-  await viaCluster(i);
-  await bare(i);
+  await viaCluster(1, 1, i);
+  await bare(1, 1, i);
 }
 const rows = [];
 const hops = new Map();
@@ -141,6 +144,7 @@ if (HOPS) {
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: site.pages, rows }, null, 2));
 
+client.close();
 redis.disconnect();
 await cluster.close();
 site.close();

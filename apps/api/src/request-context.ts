@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ErrorCode } from '@trawl/api-schema';
+import type { ErrorCode, ScrapeRequest } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import type { Team } from '@trawl/queue';
 
@@ -9,6 +9,10 @@ export interface RequestLocals {
   log: Logger;
   /** Set by the API-key middleware. */
   team?: Team;
+  /** The API key of a route that authenticates itself (`apiKeyAuth`'s `deferTo`), until it has. */
+  apiKey?: string;
+  /** `POST /v2/scrape`'s body, checked (with the warning about options it ignores). */
+  scrapeRequest?: { data: ScrapeRequest; warning: string | undefined };
   /** The code of the error this request answered with; set by the error handler. */
   errorCode?: ErrorCode;
 }

@@ -33,8 +33,10 @@ export interface ApiHandle {
    * runs them at once, without the queue hop; what it declines goes to BullMQ. `undefined` turns it off.
    * `results`: that worker's result store; while a runner is set, the outcomes it stores for this API's
    * waiting requests are handed to them in-process (no announcement on the results channel).
+   * `pageCache`: that worker's page cache; while a runner is set, this API's cache reads wait for its
+   * writes of the same entry (an outcome handed over goes ahead of its page's cache writes).
    */
-  runLocally(runner: LocalRunner | undefined, opts?: { results?: ResultStore }): void;
+  runLocally(runner: LocalRunner | undefined, opts?: { results?: ResultStore; pageCache?: PageCache | undefined }): void;
   /**
    * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
    * scrapes still waiting then answer 503); close resources. Defaults: TRAWL_SHUTDOWN_DELAY_MS and
@@ -175,6 +177,7 @@ export async function startApi(
     runLocally: (runner, opts) => {
       stack.dispatcher.runLocally(runner);
       opts?.results?.deliverLocally(runner ? waiter : undefined);
+      cache?.pages.follow(runner ? opts?.pageCache : undefined);
     },
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS, delayMs = config.TRAWL_SHUTDOWN_DELAY_MS } = {}) {
       // Readiness answers 503 from now on; the listener keeps serving while load balancers notice.

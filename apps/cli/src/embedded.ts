@@ -92,7 +92,7 @@ export async function startEmbedded(env: Record<string, string | undefined>): Pr
     worker = await startWorker(workerConfig, { logger, registry, blobPublicBaseUrl: apiConfig.TRAWL_PUBLIC_URL ?? api.url });
     // One process: a scrape the API admits runs in this worker at once, without the queue hop, and its
     // outcome reaches the waiting request in-process (still stored for GET /v2/scrape/:id).
-    api.runLocally(worker.localRunner, { results: worker.results });
+    api.runLocally(worker.localRunner, { results: worker.results, pageCache: worker.pageCache });
   } catch (err) {
     // The detached Redis would outlive this process.
     await redis?.stop();

@@ -51,6 +51,8 @@ export interface WorkerHandle {
   localRunner: LocalRunner | undefined;
   /** Where this worker stores outcomes (embedded mode hands them to the API's waiters: ApiHandle.runLocally). */
   results: ResultStore;
+  /** Its page cache (none: caching is off), whose writes an API in this process follows (ApiHandle.runLocally). */
+  pageCache: PageCache | undefined;
   /**
    * Graceful stop: readiness off, no new jobs, in-flight jobs get `graceMs` to finish; those still
    * running are aborted and go back to the queue (BullMQ lock released), then resources close.
@@ -282,6 +284,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     metricsPort: metricsServer.port,
     localRunner: localRuns?.offer,
     results,
+    pageCache,
     async close({ graceMs = config.TRAWL_SHUTDOWN_GRACE_MS } = {}) {
       shuttingDown = true;
       metrics.shuttingDown.set(1);

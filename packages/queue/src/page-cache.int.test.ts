@@ -94,6 +94,77 @@ describe('PageCache', () => {
   });
 });
 
+describe('PageCache derived entries and writes in flight', () => {
+  const options = () => ({ prefix: `t${randomUUID().slice(0, 8)}`, maxBytes: 0, maxEntryBytes: 1 << 20, ttlSec: 0 });
+  const document = {
+    markdown: '# Title\n\nBody', links: ['http://a.example/x'],
+    metadata: {
+      url: 'http://a.example/', statusCode: 200, title: 'Title', scrapeId: 'job-1', creditsUsed: 1, cacheState: 'miss',
+      cachedAt: '2026-01-01T00:00:00.000Z', concurrencyLimited: true, concurrencyQueueDurationMs: 12,
+    },
+  };
+  const pageOnly = { url: 'http://a.example/', statusCode: 200, title: 'Title' };
+
+  it('keeps a document as its job answered it and reads it back without the job\'s metadata; reads version-2 entries', async () => {
+    const cache = new PageCache(db.redis, options());
+    const key = hex('derived');
+    await cache.put(key, page('<p>x</p>', { cachedAt: 1234 }));
+    expect(await cache.putDerived(key, 'ab'.repeat(8), { cachedAt: 1234, proxyUsed: 'basic', documentJson: JSON.stringify(document) })).toBe('stored');
+    expect(await cache.getDerived(key, 'ab'.repeat(8))).toEqual({ cachedAt: 1234, proxyUsed: 'basic', document: { ...document, metadata: pageOnly } });
+    // Derived from another copy of the page: stale.
+    await cache.put(key, page('<p>y</p>', { cachedAt: 5678 }));
+    expect(await cache.getDerived(key, 'ab'.repeat(8))).toBeNull();
+
+    // A version-2 entry (written without the job's metadata) still reads.
+    const v2 = JSON.stringify({ cachedAt: 5678, proxyUsed: 'enhanced', document: { ...document, metadata: pageOnly } });
+    const { brotliCompressSync } = await import('node:zlib');
+    const redisKey = cache.derivedRedisKey(key, 'cd'.repeat(8));
+    await cache.putDerived(key, 'cd'.repeat(8), { cachedAt: 5678, proxyUsed: 'enhanced', documentJson: '{}' });
+    await db.redis.set(redisKey, Buffer.concat([Buffer.from([0x54, 2]), brotliCompressSync(v2)]));
+    expect(await cache.getDerived(key, 'cd'.repeat(8))).toEqual({ cachedAt: 5678, proxyUsed: 'enhanced', document: { ...document, metadata: pageOnly } });
+  });
+
+  it('a read waits for a write of the same entry under way in this cache, or in the cache it follows', async () => {
+    const opts = options();
+    const writer = new PageCache(db.redis, opts);
+    const reader = new PageCache(db.redis, opts);
+    const stored = page('<p>late</p>', { cachedAt: 42 });
+    /** The page's encoding, finished 50 ms from now: nothing is written before. */
+    const slowly = () => new Promise<void>((resolve) => setTimeout(resolve, 50)).then(() => writer.encode(stored));
+
+    // Another instance that follows nothing does not wait: the write has not even been sent.
+    const k1 = hex('late-1');
+    const first = writer.putEncoded(k1, slowly());
+    expect(await reader.get(k1)).toBeNull();
+    await first;
+
+    // This cache's own reads wait, pages and derived entries alike (a derived entry waits for its page too).
+    const k2 = hex('late-2');
+    void writer.putEncoded(k2, slowly());
+    void writer.putDerived(k2, 'ef'.repeat(8), { cachedAt: 42, proxyUsed: 'basic', documentJson: JSON.stringify(document) });
+    expect((await writer.getDerived(k2, 'ef'.repeat(8)))?.document.metadata).toEqual(pageOnly);
+    expect((await writer.get(k2))?.body).toBe('<p>late</p>');
+
+    // A follower waits for the cache it follows; no longer once it stops following.
+    reader.follow(writer);
+    const k3 = hex('late-3');
+    void writer.putEncoded(k3, slowly());
+    expect((await reader.get(k3))?.body).toBe('<p>late</p>');
+    reader.follow(undefined);
+    const k4 = hex('late-4');
+    const last = writer.putEncoded(k4, slowly());
+    expect(await reader.get(k4)).toBeNull();
+    await last;
+    // A write that fails does not fail the read: a miss.
+    reader.follow(writer);
+    const k5 = hex('late-5');
+    const failed = writer.putEncoded(k5, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('no')), 20)));
+    const refused = expect(failed).rejects.toThrow('no');
+    expect(await reader.get(k5)).toBeNull();
+    await refused;
+  });
+});
+
 describe('ChangeStore', () => {
   const snap = (markdown: string, scrapeId: string, scrapedAt: number): PageSnapshot => ({
     url: 'http://a.example/p', markdown, scrapeId, scrapedAt, gone: false,

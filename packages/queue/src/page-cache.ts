@@ -64,6 +64,12 @@ export interface CachedPage {
 }
 
 /**
+ * Metadata fields that belong to the job that produced a document, not to its page: a derived entry
+ * keeps the document as its job answered it, and a read leaves these out.
+ */
+const JOB_METADATA = ['scrapeId', 'creditsUsed', 'cacheState', 'cachedAt', 'concurrencyLimited', 'concurrencyQueueDurationMs'] as const;
+
+/**
  * The formats one set of options derived from a cached page (see `derivedOptionsHash`), kept next
  * to it so that the gateway answers the same request again without a worker.
  */
@@ -74,6 +80,14 @@ export interface DerivedEntry {
   proxyUsed: 'basic' | 'enhanced';
   /** The Document without what belongs to one job (scrapeId, creditsUsed, cacheState, cachedAt, concurrency). */
   document: Document;
+}
+
+/** What {@link PageCache.putDerived} stores: a {@link DerivedEntry} whose document is the JSON its job answered with. */
+export interface DerivedWrite {
+  cachedAt: number;
+  proxyUsed: DerivedEntry['proxyUsed'];
+  /** `JSON.stringify` of the job's Document, its own metadata included (left out when read). */
+  documentJson: string;
 }
 
 /** Options of {@link PageCache}. */
@@ -104,8 +118,12 @@ const BUCKETS = 16;
 const MAX_EVICTIONS_PER_PUT = 64;
 const MAGIC = 0x54; // 'T'
 const VERSION = 1;
-/** Version byte of a derived entry: brotli(Document JSON). */
-const DERIVED_VERSION = 2;
+/**
+ * Version byte of a derived entry: brotli(DerivedEntry JSON). Version 3 keeps the document's job
+ * metadata (left out when read); version 2, without it, is read the same way.
+ */
+const DERIVED_VERSION = 3;
+const DERIVED_VERSION_2 = 2;
 /** Hex length of a page key (sha256); a derived entry's member is the page key plus its options hash. */
 const PAGE_KEY_HEX = 64;
 
@@ -209,14 +227,21 @@ const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete2', numberOfKeys
  *
  * Keys (owner: this class), `N` = first hex digit of the key:
  * | `<p>:cache:{cN}:e:<key>` | string: version byte + brotli(meta JSON, body, screenshot) |
- * | `<p>:cache:{cN}:e:<key><optionsHash>` | string: derived entry, version byte 2 + brotli(DerivedEntry JSON) |
+ * | `<p>:cache:{cN}:e:<key><optionsHash>` | string: derived entry, version byte 3 + brotli(DerivedEntry JSON) |
  * | `<p>:cache:{cN}:lru` | zset key -> last use (ms) |
  * | `<p>:cache:{cN}:sizes` | hash key -> stored bytes |
  * | `<p>:cache:{cN}:bytes` | counter: stored bytes of the bucket |
  * | `<p>:cache:{cN}:stamps` | hash page key -> cachedAt of the stored copy; a derived entry of another copy is stale |
+ *
+ * A read of an entry that this process is writing (or the cache it {@link follow}s) waits for that
+ * write: embedded mode answers a scrape before its page's cache writes end, and the caller's next
+ * request must find them.
  */
 export class PageCache {
   private readonly now: () => number;
+  /** Writes under way, by entry member (a page key, or a page key and an options hash); never reject. */
+  private readonly writing = new Map<string, Promise<void>>();
+  private followed: PageCache | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -225,9 +250,19 @@ export class PageCache {
     this.now = opts.now ?? Date.now;
   }
 
+  /**
+   * Reads also wait for `other`'s writes of the same entry (another instance in this process: the
+   * gateway's follows its worker's in embedded mode); undefined: no longer.
+   */
+  follow(other: PageCache | undefined): void {
+    this.followed = other;
+  }
+
   /** The cached page under `key` (a hex digest), or null. */
   async get(key: string): Promise<CachedPage | null> {
     const keys = this.keysOf(key);
+    const writing = this.writeOf(key);
+    if (writing) await writing;
     const value = await cacheGetScript.run(this.redis, keys.all, [key, String(this.now())]);
     if (!value) return null;
     try {
@@ -241,7 +276,7 @@ export class PageCache {
 
   /** Stores `page` under `key`, replacing what was there. */
   async put(key: string, page: CachedPage): Promise<PutOutcome> {
-    return this.putEncoded(key, await this.encode(page));
+    return this.putEncoded(key, this.encode(page));
   }
 
   /**
@@ -252,9 +287,15 @@ export class PageCache {
     return { value: await encode(page), stamp: String(page.cachedAt) };
   }
 
-  /** Stores a page {@link encode}d before under `key`, replacing what was there. */
-  putEncoded(key: string, page: EncodedPage): Promise<PutOutcome> {
-    return this.putValue(key, page.value, page.stamp);
+  /**
+   * Stores a page {@link encode}d before (or being encoded) under `key`, replacing what was there.
+   * A read of `key` in this process waits for it from this call on (registered before the first await).
+   */
+  async putEncoded(key: string, page: EncodedPage | Promise<EncodedPage>): Promise<PutOutcome> {
+    return this.tracked(key, (async () => {
+      const { value, stamp } = await page;
+      return this.putValue(key, value, stamp);
+    })());
   }
 
   private async putValue(key: string, value: Buffer, stamp: string): Promise<PutOutcome> {
@@ -274,16 +315,22 @@ export class PageCache {
    */
   async getDerived(key: string, optionsHash: string): Promise<DerivedEntry | null> {
     const member = this.derivedMember(key, optionsHash);
+    // The entry and the page's stamp, which decides whether the entry is current.
+    const entryWrite = this.writeOf(member);
+    const pageWrite = this.writeOf(key);
+    if (entryWrite || pageWrite) await Promise.all([entryWrite, pageWrite]);
     const reply = await cacheGetDerivedScript.run(this.redis, this.keysOf(member).all, [member, String(this.now()), key]);
     if (!reply) return null;
     let entry: DerivedEntry;
     try {
       const { value } = reply;
-      if (value.length < 2 || value[0] !== MAGIC || value[1] !== DERIVED_VERSION) throw new Error('unknown derived entry version');
+      if (value.length < 2 || value[0] !== MAGIC || (value[1] !== DERIVED_VERSION && value[1] !== DERIVED_VERSION_2)) throw new Error('unknown derived entry version');
       // Synchronous: a derived entry is small (the formats, not the page), and a hop to libuv's pool and
       // back costs more than its decompression on a busy machine.
       const t0 = hopTimingOn() ? performance.now() : 0;
       entry = JSON.parse(brotliDecompressSync(value.subarray(2)).toString('utf8')) as DerivedEntry;
+      const metadata = entry.document.metadata as Record<string, unknown>;
+      for (const field of JOB_METADATA) delete metadata[field];
       if (t0 > 0) recordHop('gateway:cache-decode', performance.now() - t0);
     } catch {
       await this.delete(member);
@@ -294,11 +341,35 @@ export class PageCache {
     return entry.cachedAt === reply.stamp ? entry : null;
   }
 
-  /** Stores a derived entry next to the page under `key`; bounded and evicted like pages. */
-  async putDerived(key: string, optionsHash: string, entry: DerivedEntry): Promise<PutOutcome> {
-    const json = Buffer.from(JSON.stringify(entry), 'utf8');
-    const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length));
-    return this.putValue(this.derivedMember(key, optionsHash), Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
+  /**
+   * Stores a derived entry next to the page under `key`; bounded and evicted like pages. Its document
+   * is the JSON its job answered with, written into the entry as it is. A read of it in this process
+   * waits for it from this call on.
+   */
+  async putDerived(key: string, optionsHash: string, entry: DerivedWrite): Promise<PutOutcome> {
+    const member = this.derivedMember(key, optionsHash);
+    return this.tracked(member, (async () => {
+      const json = Buffer.from(`{"cachedAt":${JSON.stringify(entry.cachedAt)},"proxyUsed":${JSON.stringify(entry.proxyUsed)},"document":${entry.documentJson}}`, 'utf8');
+      const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length));
+      return this.putValue(member, Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
+    })());
+  }
+
+  /** `write` of `member`, which reads of it wait for until it settles. */
+  private tracked<T>(member: string, write: Promise<T>): Promise<T> {
+    const settled = write.then(() => undefined, () => undefined);
+    this.writing.set(member, settled);
+    void settled.then(() => {
+      if (this.writing.get(member) === settled) this.writing.delete(member);
+    });
+    return write;
+  }
+
+  /** A write of `member` under way here or in the followed cache (never rejects), or undefined. */
+  private writeOf(member: string): Promise<unknown> | undefined {
+    const mine = this.writing.get(member);
+    const theirs = this.followed?.writing.get(member);
+    return mine && theirs ? Promise.all([mine, theirs]) : mine ?? theirs;
   }
 
   /** The Redis key of a derived entry (benchmarks compare its bare GET with a gateway hit). */

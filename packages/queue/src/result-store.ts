@@ -115,6 +115,14 @@ export class ResultStore {
   }
 
   /**
+   * Whether a `handOverFirst` {@link put} of this job's outcome would hand it to a waiter in this
+   * process before it is written (one waits for it, and it is not zero-data-retention).
+   */
+  handsOverFirst(jobId: string, opts: { zeroDataRetention: boolean }): boolean {
+    return !opts.zeroDataRetention && this.local?.waitsFor(jobId) === true;
+  }
+
+  /**
    * Hands outcomes that `delivery`'s waiters wait for straight to them (undefined: none). Set when the gateway and the
    * worker share a process (embedded mode): the waiting request resolves from the object itself,
    * without a publish, a pub/sub delivery and a JSON parse of the document.

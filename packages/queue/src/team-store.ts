@@ -179,6 +179,12 @@ export class TeamStore {
     return teamId;
   }
 
+  /** Whether {@link teamIdOfKeyCached} would answer `key` from what it remembers, without a round trip. */
+  knowsKey(key: string, maxAgeMs: number, now: number = Date.now()): boolean {
+    const cached = this.keyCache.get(hashApiKey(key));
+    return cached !== undefined && now - cached.at < maxAgeMs;
+  }
+
   /** Forgets what {@link teamIdOfKeyCached} remembered of `key` (its team is gone). */
   forgetKey(key: string): void {
     this.keyCache.delete(hashApiKey(key));

@@ -1,9 +1,11 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { joinWarnings, jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
 import { hopTimingOn, recordHop, type RateLimiter, type TeamStore } from '@trawl/queue';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
+import { API_KEY_CACHE_MS } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { chain, sideBySide } from '../middleware/side-by-side.js';
 import { locals, teamOf } from '../request-context.js';
 import type { ScrapeService } from '../services/scrape.service.js';
 
@@ -19,10 +21,21 @@ export function scrapeAuthDeferred(req: Request): boolean {
 /** POST /v2/scrape and GET /v2/scrape/:id (behind API-key auth; see {@link scrapeAuthDeferred}). */
 export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter; teams: TeamStore; maxBodyBytes: number; maxJsonDepth?: number }): Router {
   const router = Router();
-  router.post('/v2/scrape', rateLimit(deps.limiter, 'api', deps.teams), jsonBody(deps), async (req, res) => {
+  const validate: RequestHandler = (req, res, next) => {
     const tv = hopTimingOn() ? performance.now() : 0;
-    const { data: request, warning } = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
+    locals(res).scrapeRequest = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
     if (tv > 0) recordHop('gateway:validate', performance.now() - tv);
+    next();
+  };
+  // The body is read and checked while the team and its rate limit are read (one round trip), for a
+  // key this gateway knows (one that authenticated here in the last API_KEY_CACHE_MS): a client
+  // without a valid key never gets its body read. Their 401, 403 or 429 comes first, as before.
+  const admitAndRead = sideBySide(rateLimit(deps.limiter, 'api', deps.teams), chain(jsonBody(deps), validate), (_req, res) => {
+    const key = locals(res).apiKey;
+    return key !== undefined && deps.teams.knowsKey(key, API_KEY_CACHE_MS);
+  });
+  router.post('/v2/scrape', admitAndRead, async (req, res) => {
+    const { data: request, warning } = locals(res).scrapeRequest!;
     const clientGone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();

@@ -1,12 +1,18 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, type CachedPage, type DerivedEntry, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
+import { scrapeCredits, type CachedPage, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { cacheKeyOf, cacheReadOf, derivableFormats, derivedOptionsHash, mayStore, unusableReason } from './cache-policy.js';
+
+/**
+ * A job's cache writes (see {@link CacheStep.store}), started with the JSON of the document its job
+ * answers with (undefined: the outcome is not a document, and no derived entry is kept). Never rejects.
+ */
+export type CacheWrites = (documentJson: string | undefined) => Promise<void>;
 
 export interface CacheStepDeps {
   /** The page cache; absent when caching is off (`TRAWL_CACHE_ENABLED=false`). */
@@ -95,26 +101,33 @@ export class CacheStep {
   }
 
   /**
-   * After the formats: marks a fresh document `cacheState: miss` and keeps its page when the request
-   * allows; for a request whose formats the gateway may answer ({@link derivableFormats}: a `maxAge: 0` fetch too), also keeps its derived
-   * formats next to the page (fresh or hit), so the next identical request needs no worker. Never throws.
+   * After the formats: marks a fresh document `cacheState: miss`, and returns its cache writes (none:
+   * undefined), which the job's finish starts with the document's JSON once it has it (see
+   * `FinishRun.cacheWrites`). They keep its page when the request allows; for a request whose formats
+   * the gateway may answer ({@link derivableFormats}: a `maxAge: 0` fetch too), also its derived
+   * formats next to the page (fresh or hit: the document as its JSON, so its object may change
+   * meanwhile), so that the next identical request needs no worker. Never throws; the writes never reject.
    */
-  async store(job: ScrapeJob, request: ScrapeRequest, source: PageSource, document: Document, log: Logger): Promise<void> {
+  store(job: ScrapeJob, request: ScrapeRequest, source: PageSource, document: Document, log: Logger): CacheWrites | undefined {
     const cache = this.deps.cache;
-    if (!cache) return;
+    if (!cache) return undefined;
     const hit = source.engine === 'cache';
     if (!hit) document.metadata.cacheState = 'miss';
-    const page = source.cacheable;
+    const page = hit ? undefined : source.cacheable;
     const key = this.keyOf(job, request);
-    if (!key || !mayStore(request, hit ? source.page.statusCode : page?.statusCode ?? 0)) return;
+    if (!key || !mayStore(request, hit ? source.page.statusCode : page?.statusCode ?? 0)) return undefined;
     const cachedAt = hit ? source.cachedAt : page?.cachedAt;
-    const derived = cachedAt !== undefined && this.derives(job, request, source)
-      ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), derivedEntryOf(document, cachedAt, source.proxyUsed)), log)
-      : undefined;
-    // Both writes at once: the derived entry costs the job no extra round trip.
+    const derives = cachedAt !== undefined && this.derives(job, request, source);
+    if (!page && !derives) return undefined;
     const encoded = this.encoding.get(source);
-    const putPage = encoded ? async () => cache.putEncoded(key, await encoded) : () => cache.put(key, page!);
-    await Promise.all([!hit && page ? this.write(putPage, log) : undefined, derived]);
+    const { proxyUsed } = source;
+    // Both writes at once: the derived entry costs the job no extra round trip.
+    return (documentJson) => Promise.all([
+      page ? this.write(() => cache.putEncoded(key, encoded ?? cache.encode(page)), log) : undefined,
+      derives && documentJson !== undefined
+        ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), { cachedAt: cachedAt!, proxyUsed, documentJson }), log)
+        : undefined,
+    ]).then(() => undefined);
   }
 
   /** A page's formats are kept for the gateway: a plain page (no file, no binaries) of a single scrape. */
@@ -172,12 +185,3 @@ export class CacheStep {
   }
 }
 
-/** Metadata fields of one job, which a derived entry must not carry to another. */
-const JOB_METADATA = ['scrapeId', 'creditsUsed', 'cacheState', 'cachedAt', 'concurrencyLimited', 'concurrencyQueueDurationMs'] as const;
-
-/** The document as a derived entry keeps it: without the metadata of the job that produced it. */
-function derivedEntryOf(document: Document, cachedAt: number, proxyUsed: DerivedEntry['proxyUsed']): DerivedEntry {
-  const metadata = { ...document.metadata };
-  for (const field of JOB_METADATA) delete metadata[field];
-  return { cachedAt, proxyUsed, document: { ...document, metadata } };
-}

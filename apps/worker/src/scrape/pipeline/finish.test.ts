@@ -10,7 +10,7 @@ type Deps = Parameters<typeof finishJob>[0];
 function recordingDeps(events: string[]): Deps {
   return {
     credits: { charge: async (_team: string, amount: number) => { events.push(`charge ${amount}`); return amount; } },
-    results: { put: async () => { events.push('put'); return {}; } },
+    results: { put: async () => { events.push('put'); return {}; }, handsOverFirst: () => false },
     dispatcher: { release: async () => { events.push('release'); return true; } },
     documentBodies: { delete: async () => undefined },
     crawlPages: {},
@@ -25,17 +25,50 @@ const job: ScrapeJob = {
 };
 const log = createLogger({ role: 'test', level: 'silent' });
 
-/** Writes that end a tick after they start, recording when they are done. */
-function pendingWrites(events: string[]): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => { events.push('cache written'); });
+/** Cache writes that end a tick after they start, recording when they start (with the JSON they were given) and end. */
+function cacheWrites(events: string[], json?: string[]): (documentJson: string | undefined) => Promise<void> {
+  return (documentJson) => {
+    events.push('cache writes sent');
+    json?.push(documentJson ?? 'none');
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => { events.push('cache written'); });
+  };
 }
 
 describe('finishJob', () => {
   it('sends the charge while the cache writes are in flight, and stores the outcome only after both', async () => {
     const events: string[] = [];
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
-    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', pending: pendingWrites(events) });
-    expect(events).toEqual(['charge 1', 'cache written', 'put', 'release']);
+    const json: string[] = [];
+    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, json) });
+    expect(events).toEqual(['cache writes sent', 'charge 1', 'cache written', 'put', 'release']);
+    expect(json).toEqual([JSON.stringify(document)]);
+  });
+
+  it('an outcome handed over first: its cache writes go out once it is answered, and the job ends after them', async () => {
+    const events: string[] = [];
+    const json: string[] = [];
+    const deps = {
+      ...recordingDeps(events),
+      results: {
+        handsOverFirst: (jobId: string, opts: { zeroDataRetention: boolean }) => jobId === job.jobId && !opts.zeroDataRetention,
+        put: async () => {
+          events.push('handed over');
+          // The caller's answer, written in the microtasks that follow the hand-over.
+          void Promise.resolve().then(() => Promise.resolve()).then(() => events.push('answered'));
+          return { retained: Promise.resolve() };
+        },
+      },
+    } as unknown as Deps;
+    const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
+    await finishJob(deps, job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, json) });
+    events.push('finished');
+    expect(events).toEqual(['charge 1', 'handed over', 'answered', 'release', 'cache writes sent', 'cache written', 'finished']);
+    expect(json).toEqual([JSON.stringify(document)]);
+
+    // Zero data retention is never handed over first (nor stored in the cache): the order is the old one.
+    events.length = 0;
+    await finishJob(deps, { ...job, zeroDataRetention: true }, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
+    expect(events.slice(0, 4)).toEqual(['cache writes sent', 'charge 1', 'cache written', 'handed over']);
   });
 
   it('a crawl page: recorded first, then its charge and the release go out together', async () => {
@@ -59,8 +92,12 @@ describe('finishJob', () => {
     } as unknown as Deps;
     const page: ScrapeJob = { ...job, mode: 'async', crawl: { id: 'c', kind: 'crawl', depth: 0 } };
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
-    await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/' });
-    expect(events).toEqual(['recorded', 'charge 1 sent', 'release', 'charged']);
+    await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
+    events.push('finished');
+    // The cache writes, sent first, are not awaited by the record: they end with the charge and the release.
+    expect(events.slice(0, 4)).toEqual(['cache writes sent', 'recorded', 'charge 1 sent', 'release']);
+    expect(events.slice(4).sort()).toEqual(['cache written', 'charged', 'finished']);
+    expect(events.at(-1)).toBe('finished');
   });
 
   it('a crawl page: unrequested links are dropped before it is measured, and its JSON is what the crawl stores', async () => {
@@ -89,6 +126,7 @@ describe('finishJob', () => {
     const deps = {
       ...recordingDeps(events),
       results: {
+        handsOverFirst: () => true,
         put: async (_result: unknown, o: unknown) => {
           opts = o;
           events.push('handed over');
@@ -111,7 +149,7 @@ describe('finishJob', () => {
   it('stores the outcome after the cache writes when there is nothing to charge', async () => {
     const events: string[] = [];
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 0 } } as Document;
-    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', pending: pendingWrites(events) });
-    expect(events).toEqual(['cache written', 'put', 'release']);
+    await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
+    expect(events).toEqual(['cache writes sent', 'cache written', 'put', 'release']);
   });
 });

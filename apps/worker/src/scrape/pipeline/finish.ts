@@ -2,6 +2,7 @@ import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import type { Logger } from '@trawl/observability';
 import { scrapeCredits, timeHop, type JobOutcome, type ScrapeJob } from '@trawl/queue';
 import { enforceResultSize } from '../result-size.js';
+import type { CacheWrites } from '../../cache/cache-step.js';
 import type { ScrapeDeps } from './context.js';
 
 type FinishDeps = Pick<ScrapeDeps, 'crawlPages' | 'credits' | 'results' | 'dispatcher' | 'documentBodies' | 'maxResultBytes'> & { now: () => number };
@@ -11,11 +12,14 @@ export interface FinishRun {
   links?: string[];
   finalUrl: string;
   /**
-   * Writes the run started (the page cache's), never rejecting. A job's outcome, which wakes its
-   * caller, does not overtake them: awaited together with the charge (one round trip for both) before
-   * it is stored. A crawl page's record does not wait for them: they end with its release.
+   * The run's page-cache writes (CacheStep.store), started here with the document's JSON; the job
+   * ends once they do (they go out with its release). An outcome that wakes a caller elsewhere does
+   * not overtake them: they go out with the charge (one round trip for both), and the outcome is
+   * stored after them. An outcome handed to its caller in this process goes first, and they follow
+   * once its answer is written: a read of their entries in this process waits for them (PageCache),
+   * so the caller's next request still finds them. A crawl page's record does not wait for them.
    */
-  pending?: Promise<unknown>;
+  cacheWrites?: CacheWrites | undefined;
 }
 
 /**
@@ -84,6 +88,7 @@ async function record(
     ? outcome.document.metadata.creditsUsed ?? 0
     : outcome.error.code === 'SCRAPE_LOCKDOWN_CACHE_MISS' ? scrapeCredits({ lockdown: { hit: false } }) : 0;
   if (job.crawl) {
+    const pending = run?.cacheWrites?.(documentJson);
     const request = job.request as { url: string };
     const { charged } = await deps.crawlPages.record(job, request.url, outcome.ok
       ? {
@@ -92,15 +97,25 @@ async function record(
       }
       : { ok: false, error: outcome.error, ...(credits > 0 ? { creditsUsed: credits } : {}) }, log,
     credits > 0 ? () => deps.credits.charge(job.teamId, credits) : undefined);
-    return { ...(charged ? { charge: charged } : {}), ...(run?.pending ? { pending: run.pending } : {}) };
+    return { ...(charged ? { charge: charged } : {}), ...(pending ? { pending } : {}) };
   }
-  // Charged durably before the outcome can be read; the pending cache writes go out with the charge.
-  await Promise.all([run?.pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
   // A caller waiting in this process is answered as the outcome is sent (ResultStore.put's
-  // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is awaited before the release.
+  // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is awaited before the release,
+  // and so are the cache writes, sent once the answer is written (see FinishRun.cacheWrites).
+  const handOver = deps.results.handsOverFirst(job.jobId, { zeroDataRetention: job.zeroDataRetention });
+  const before = handOver ? undefined : run?.cacheWrites?.(documentJson);
+  // Charged durably before the outcome can be read.
+  await Promise.all([before, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
   const { retained } = await deps.results.put(
     { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
     { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson },
   );
-  return retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {};
+  const writes = run?.cacheWrites;
+  // setImmediate: after this turn's microtasks, the answer among them, and before this process reads
+  // another request.
+  const after = handOver && writes ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => writes(documentJson)) : undefined;
+  return {
+    ...(retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {}),
+    ...(after ? { pending: after } : {}),
+  };
 }

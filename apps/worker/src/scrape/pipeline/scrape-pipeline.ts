@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { TrawlError, retryClassOf } from '@trawl/api-schema';
 import { addUsage, NO_USAGE } from '@trawl/llm';
 import { JOB_CATALOG, creditShortfall, isHostBusy, withFormatCredits, type HostResponse, type ScrapeJob } from '@trawl/queue';
+import type { CacheWrites } from '../../cache/cache-step.js';
 import { buildDocument, convertPage } from '../../convert/build-document.js';
 import { parseRetryAfter } from '../../webhook/classify-webhook-response.js';
 import { BrowserStage } from '../fetch/browser-stage.js';
@@ -218,12 +219,11 @@ export class ScrapePipeline {
         run: (ctx) => d.tokens!.record(ctx.job.teamId, ctx.llmUsage!.promptTokens + ctx.llmUsage!.completionTokens),
       },
       {
-        // A hit stores no page, only its derived formats (see CacheStep.store). The writes are sent
-        // now and awaited by finish with the charge: one round trip for both, and the cache is
-        // written before the outcome wakes the gateway (a crawl page's, with its release).
+        // A hit stores no page, only its derived formats (see CacheStep.store). Finish starts the
+        // writes (FinishRun.cacheWrites).
         name: 'cache-store',
         run: (ctx) => {
-          ctx.cacheStored = d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log);
+          ctx.cacheWrites = d.cache.store(ctx.job, ctx.request, ctx.source!, ctx.document!, ctx.log);
         },
       },
     ];
@@ -246,7 +246,7 @@ export class ScrapePipeline {
       // Billed once, with the outcome: the page's cost plus what its transformers add.
       document.metadata.creditsUsed = withFormatCredits(source.creditsUsed, ctx.transformers.map((t) => t.credits(ctx.request)), { lockdown: ctx.request.lockdown });
       await timed('finish', timer, () => finishJob(this.finishDeps(), ctx.job, { ok: true, document }, ctx.log, {
-        finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}), ...(ctx.cacheStored ? { pending: ctx.cacheStored } : {}),
+        finalUrl: source.page.url, ...(ctx.links ? { links: ctx.links } : {}), ...(ctx.cacheWrites ? { cacheWrites: ctx.cacheWrites } : {}),
       }));
       this.observe(ctx, engine, 'success');
       return { ok: true };
@@ -347,6 +347,6 @@ interface PipelineContext extends ScrapeContext {
   creditCheck?: Promise<void>;
   /** The host lease being ended after the fetch (never rejects); finish waits for it. */
   hostReleased?: Promise<void>;
-  /** The cache writes the cache-store step sent (never rejects); finish awaits them with the charge. */
-  cacheStored?: Promise<void>;
+  /** The cache writes of the cache-store step, which finish starts. */
+  cacheWrites?: CacheWrites | undefined;
 }
