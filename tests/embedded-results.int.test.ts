@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { FixtureSite, RedisMonitor } from '@trawl/testing';
+import { FixtureSite, RedisMonitor, waitFor } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
 
 // Embedded mode (`npm start`: apps/cli/src/embedded.ts) wires the API to its in-process worker as
@@ -115,17 +115,26 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     const put = results.put.bind(results);
     const putEncoded = pages.putEncoded.bind(pages);
     const putDerived = pages.putDerived.bind(pages);
+    const encode = pages.encode.bind(pages);
+    // A page compressed slowly: the follow-up request arrives while its cache writes are still under
+    // way, so only its wait for them makes it a hit at the gateway.
+    pages.encode = ((...args) => new Promise((resolve) => setTimeout(resolve, 100)).then(() => encode(...args))) as typeof pages.encode;
     results.put = ((...args) => {
       events.push('outcome');
       return put(...args);
     }) as typeof results.put;
-    pages.putEncoded = ((...args) => {
-      events.push('page');
-      return putEncoded(...args);
+    /** Records when a write goes out: once its `after` settled (it is registered, for readers, from the call on). */
+    const sent = (name: string, after: Promise<unknown> | undefined) => {
+      if (after) void after.then(() => events.push(name));
+      else events.push(name);
+    };
+    pages.putEncoded = ((key, page, opts) => {
+      sent('page', opts?.after);
+      return putEncoded(key, page, opts);
     }) as typeof pages.putEncoded;
-    pages.putDerived = ((...args) => {
-      events.push('formats');
-      return putDerived(...args);
+    pages.putDerived = ((key, hash, entry, opts) => {
+      sent('formats', opts?.after);
+      return putDerived(key, hash, entry, opts);
     }) as typeof pages.putDerived;
     try {
       for (let i = 0; i < 5; i++) {
@@ -133,16 +142,20 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
         const url = site.url(`/again-${i}`);
         const first = await cluster.call('POST', '/v2/scrape', { body: { url, formats: ['markdown'] } });
         expect(first.body.data.metadata.cacheState).toBe('miss');
+        await waitFor(() => events.length === 3, { timeoutMs: 5000, what: 'the cache writes to go out' });
         expect(events).toEqual(['outcome', 'page', 'formats']);
         const again = await cluster.call('POST', '/v2/scrape', { body: { url, formats: ['markdown'] } });
         expect(again.body.data.metadata).toMatchObject({ cacheState: 'hit', title: `Again ${i}` });
         expect(again.body.data.markdown).toBe(first.body.data.markdown);
         expect(site.hits.get(`/again-${i}`)).toBe(1);
+        // Answered by the gateway: no worker ran it (it would have stored an outcome).
+        expect(events).toEqual(['outcome', 'page', 'formats']);
       }
     } finally {
       results.put = put;
       pages.putEncoded = putEncoded;
       pages.putDerived = putDerived;
+      pages.encode = encode;
     }
   });
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { connect } from 'node:net';
 import { createApiKeyResponseSchema, teamListResponseSchema, teamResponseSchema } from '@trawl/api-schema';
 import { FixtureSite, RedisMonitor, waitFor } from '@trawl/testing';
 import { ADMIN_KEY, BOOT_KEY, TestCluster } from './helpers/cluster.js';
@@ -168,8 +170,26 @@ describe('limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ success: false, code: 'RATE_LIMITED', error: 'Request rate limit exceeded. Please wait and try again later.' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    // The key is known here by now, so its body is read while the rate is counted: the refusal still comes first.
+    // The key is known here by now, so its body is read while the rate is counted: the refusal still
+    // comes first, and a body that arrives after it is neither parsed nor validated.
     expect((await cluster.call('POST', '/v2/scrape', { key: t.key, raw: 'not json' })).body.code).toBe('RATE_LIMITED');
+    const hops: string[] = [];
+    const onHop = ({ hop }: { hop: string }) => hops.push(hop);
+    subscribe('trawl:hop', onHop as (message: unknown) => void);
+    try {
+      const rest = '"http://127.0.0.1:9/"}';
+      const socket = connect(Number(new URL(cluster.api.url).port), '127.0.0.1');
+      const answer = new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString('latin1'))));
+      socket.write(`POST /v2/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n`
+        + `Content-Length: ${'{"url":'.length + rest.length}\r\n\r\n{"url":`);
+      expect(await answer).toMatch(/^HTTP\/1\.1 429/);
+      socket.write(rest);
+      await waitFor(() => hops.includes('gateway:json-body'), { timeoutMs: 5000, what: 'the body to be read' });
+      socket.destroy();
+      expect(hops).not.toContain('gateway:validate');
+    } finally {
+      unsubscribe('trawl:hop', onHop as (message: unknown) => void);
+    }
     expect((await cluster.call('POST', '/v2/scrape', { key: 'tr-not-a-key-0123456789', raw: 'not json' })).status).toBe(401);
     expect((await cluster.call('GET', '/v2/concurrency-check', { key: t.key })).status).toBe(200);
   });

@@ -39,7 +39,8 @@ if (process.argv[2] === '--child') {
  * (rejects when an answer was not a success); `close()` ends the process.
  */
 export function startScrapeClient() {
-  const child = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: 'inherit' });
+  // No inherited flags (--cpu-prof, --inspect): the client is not what a profile of the bench is for.
+  const child = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: 'inherit', execArgv: [] });
   const waiting = new Map();
   let seq = 0;
   child.on('message', ({ id, result, error }) => {

@@ -33,10 +33,11 @@ export interface ApiHandle {
    * runs them at once, without the queue hop; what it declines goes to BullMQ. `undefined` turns it off.
    * `results`: that worker's result store; while a runner is set, the outcomes it stores for this API's
    * waiting requests are handed to them in-process (no announcement on the results channel).
-   * `pageCache`: that worker's page cache; while a runner is set, this API's cache reads wait for its
-   * writes of the same entry (an outcome handed over goes ahead of its page's cache writes).
+   * `pageCache`: that worker's page cache (required with `results`: an outcome handed over goes ahead
+   * of its page's cache writes); while a runner is set, this API's cache reads wait for its writes of
+   * the same entry.
    */
-  runLocally(runner: LocalRunner | undefined, opts?: { results?: ResultStore; pageCache?: PageCache | undefined }): void;
+  runLocally(runner: LocalRunner | undefined, opts?: { results: ResultStore; pageCache: PageCache | undefined }): void;
   /**
    * Readiness off; after `delayMs` stop accepting; in-flight requests get `graceMs` to finish (sync
    * scrapes still waiting then answer 503); close resources. Defaults: TRAWL_SHUTDOWN_DELAY_MS and

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { redisPerFile } from '@trawl/testing';
 import { ChangeStore, type PageSnapshot } from './change-store.js';
-import { PageCache, type CachedPage } from './page-cache.js';
+import { CACHE_WRITE_WAIT_MS, PageCache, type CachedPage } from './page-cache.js';
 import { RedisKeys } from './redis-keys.js';
 
 const db = redisPerFile();
@@ -162,6 +162,29 @@ describe('PageCache derived entries and writes in flight', () => {
     const refused = expect(failed).rejects.toThrow('no');
     expect(await reader.get(k5)).toBeNull();
     await refused;
+
+    // A write told to wait (PutOptions.after) is registered at once and goes out once its gate opens.
+    const k6 = hex('late-6');
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const gated = writer.putEncoded(k6, writer.encode(stored), { after: gate });
+    const stranger = new PageCache(db.redis, opts);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await stranger.get(k6)).toBeNull(); // not sent yet
+    const waiting = reader.get(k6);
+    open();
+    expect((await waiting)?.body).toBe('<p>late</p>');
+    expect(await gated).toBe('stored');
+  });
+
+  it('a read waits at most CACHE_WRITE_WAIT_MS for a write that does not end', async () => {
+    const opts = options();
+    const writer = new PageCache(db.redis, opts);
+    const k = hex('never');
+    void writer.putEncoded(k, new Promise<never>(() => undefined));
+    const t0 = Date.now();
+    expect(await writer.get(k)).toBeNull();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(CACHE_WRITE_WAIT_MS - 50);
   });
 });
 

@@ -109,6 +109,22 @@ export interface EncodedPage {
   readonly stamp: string;
 }
 
+/** Options of a {@link PageCache} write. */
+export interface PutOptions {
+  /**
+   * The write is registered at once (a read of its entry in this process waits for it from the
+   * call on) and starts, compression included, once this settles: a worker answers its caller
+   * first and writes the cache after.
+   */
+  after?: Promise<unknown> | undefined;
+}
+
+/**
+ * Longest wait of a read for a write of its entry under way in this process, ms: after it the read
+ * goes on without it (the writer's Redis may be down, and its write waiting for it).
+ */
+export const CACHE_WRITE_WAIT_MS = 2000;
+
 /** Why {@link PageCache.put} did or did not store. */
 export type PutOutcome = 'stored' | 'too-large';
 
@@ -234,8 +250,8 @@ const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete2', numberOfKeys
  * | `<p>:cache:{cN}:stamps` | hash page key -> cachedAt of the stored copy; a derived entry of another copy is stale |
  *
  * A read of an entry that this process is writing (or the cache it {@link follow}s) waits for that
- * write: embedded mode answers a scrape before its page's cache writes end, and the caller's next
- * request must find them.
+ * write (up to {@link CACHE_WRITE_WAIT_MS}): embedded mode answers a scrape before its page's cache
+ * writes end, and the caller's next request must find them.
  */
 export class PageCache {
   private readonly now: () => number;
@@ -261,7 +277,7 @@ export class PageCache {
   /** The cached page under `key` (a hex digest), or null. */
   async get(key: string): Promise<CachedPage | null> {
     const keys = this.keysOf(key);
-    const writing = this.writeOf(key);
+    const writing = this.writesOf(key);
     if (writing) await writing;
     const value = await cacheGetScript.run(this.redis, keys.all, [key, String(this.now())]);
     if (!value) return null;
@@ -289,10 +305,12 @@ export class PageCache {
 
   /**
    * Stores a page {@link encode}d before (or being encoded) under `key`, replacing what was there.
-   * A read of `key` in this process waits for it from this call on (registered before the first await).
+   * A read of `key` in this process waits for it from this call on (registered before the first
+   * await), for at most {@link CACHE_WRITE_WAIT_MS}.
    */
-  async putEncoded(key: string, page: EncodedPage | Promise<EncodedPage>): Promise<PutOutcome> {
+  async putEncoded(key: string, page: EncodedPage | Promise<EncodedPage>, opts: PutOptions = {}): Promise<PutOutcome> {
     return this.tracked(key, (async () => {
+      await opts.after;
       const { value, stamp } = await page;
       return this.putValue(key, value, stamp);
     })());
@@ -316,9 +334,8 @@ export class PageCache {
   async getDerived(key: string, optionsHash: string): Promise<DerivedEntry | null> {
     const member = this.derivedMember(key, optionsHash);
     // The entry and the page's stamp, which decides whether the entry is current.
-    const entryWrite = this.writeOf(member);
-    const pageWrite = this.writeOf(key);
-    if (entryWrite || pageWrite) await Promise.all([entryWrite, pageWrite]);
+    const writing = this.writesOf(member, key);
+    if (writing) await writing;
     const reply = await cacheGetDerivedScript.run(this.redis, this.keysOf(member).all, [member, String(this.now()), key]);
     if (!reply) return null;
     let entry: DerivedEntry;
@@ -346,18 +363,22 @@ export class PageCache {
    * is the JSON its job answered with, written into the entry as it is. A read of it in this process
    * waits for it from this call on.
    */
-  async putDerived(key: string, optionsHash: string, entry: DerivedWrite): Promise<PutOutcome> {
+  async putDerived(key: string, optionsHash: string, entry: DerivedWrite, opts: PutOptions = {}): Promise<PutOutcome> {
     const member = this.derivedMember(key, optionsHash);
     return this.tracked(member, (async () => {
-      const json = Buffer.from(`{"cachedAt":${JSON.stringify(entry.cachedAt)},"proxyUsed":${JSON.stringify(entry.proxyUsed)},"document":${entry.documentJson}}`, 'utf8');
+      await opts.after;
+      const head = JSON.stringify({ cachedAt: entry.cachedAt, proxyUsed: entry.proxyUsed });
+      const json = Buffer.from(`${head.slice(0, -1)},"document":${entry.documentJson}}`, 'utf8');
       const packed = await brotli(json, brotliOptions(DERIVED_QUALITY, json.length));
       return this.putValue(member, Buffer.concat([Buffer.from([MAGIC, DERIVED_VERSION]), packed]), '');
     })());
   }
 
-  /** `write` of `member`, which reads of it wait for until it settles. */
+  /** `write` of `member`, which reads of it wait for until it settles (with any earlier one still under way). */
   private tracked<T>(member: string, write: Promise<T>): Promise<T> {
-    const settled = write.then(() => undefined, () => undefined);
+    const earlier = this.writing.get(member);
+    const own = write.then(() => undefined, () => undefined);
+    const settled = earlier ? Promise.all([earlier, own]).then(() => undefined) : own;
     this.writing.set(member, settled);
     void settled.then(() => {
       if (this.writing.get(member) === settled) this.writing.delete(member);
@@ -365,11 +386,19 @@ export class PageCache {
     return write;
   }
 
-  /** A write of `member` under way here or in the followed cache (never rejects), or undefined. */
-  private writeOf(member: string): Promise<unknown> | undefined {
-    const mine = this.writing.get(member);
-    const theirs = this.followed?.writing.get(member);
-    return mine && theirs ? Promise.all([mine, theirs]) : mine ?? theirs;
+  /**
+   * The writes of `members` under way here or in the followed cache, as one promise that settles
+   * when they do or after {@link CACHE_WRITE_WAIT_MS} (never rejects); undefined when there are none.
+   */
+  private writesOf(...members: string[]): Promise<unknown> | undefined {
+    const writes = members.flatMap((m) => [this.writing.get(m), this.followed?.writing.get(m)]).filter((w) => w !== undefined);
+    if (writes.length === 0) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CACHE_WRITE_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([Promise.all(writes), limit]).finally(() => clearTimeout(timer));
   }
 
   /** The Redis key of a derived entry (benchmarks compare its bare GET with a gateway hit). */

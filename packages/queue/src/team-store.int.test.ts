@@ -15,7 +15,11 @@ describe('TeamStore.resolveKeyCached', () => {
     const { key } = await other.createKey(team.id);
     const second = await other.createKey(team.id);
 
+    expect(gateway.knowsKey(key, 3000, 1000)).toBe(false);
     expect((await gateway.resolveKeyCached(key, 3000, 1000))?.id).toBe(team.id);
+    // Known from now on, for maxAgeMs (POST /v2/scrape then reads the body beside the team read).
+    expect(gateway.knowsKey(key, 3000, 3999)).toBe(true);
+    expect(gateway.knowsKey(key, 3000, 4000)).toBe(false);
     // The team record is read every time: disabling it elsewhere shows at once.
     await other.update(team.id, { disabled: true });
     expect((await gateway.resolveKeyCached(key, 3000, 1001))?.disabled).toBe(true);
@@ -30,5 +34,7 @@ describe('TeamStore.resolveKeyCached', () => {
     expect(await gateway.resolveKeyCached(second.key, 3000, 5001)).toBeNull();
     // Unknown keys are never remembered.
     expect(await gateway.resolveKeyCached('tr-unknown', 3000, 5002)).toBeNull();
+    expect(gateway.knowsKey('tr-unknown', 3000, 5002)).toBe(false);
+    expect(gateway.knowsKey(second.key, 3000, 5002)).toBe(false);
   });
 });

@@ -29,8 +29,8 @@ export const API_KEY_CACHE_MS = 3000;
 /**
  * `Authorization: Bearer <key>` -> the key's team in `res.locals.team`; 401 otherwise, 403 `TEAM_DISABLED` for a disabled team.
  * `deferTo`: requests whose route authenticates itself, reading the team with its rate limit in one
- * round trip (`rateLimit(limiter, bucket, teams)`, which must be that route's first handler): only the
- * header is checked here, and the key is left in `res.locals.apiKey`.
+ * round trip (`rateLimit(limiter, bucket, teams)`, which must be that route's first handler, or run
+ * first in `sideBySide`): only the header is checked here, and the key is left in `res.locals.apiKey`.
  */
 export function apiKeyAuth(teams: TeamStore, opts: { deferTo?: (req: Request) => boolean } = {}): RequestHandler {
   return async (req, res, next) => {

@@ -32,16 +32,23 @@ export function jsonTextDepthExceeds(buf: Uint8Array, maxDepth: number): boolean
   return false;
 }
 
+/** Thrown from `verify` for a request answered while its body arrived: nothing reads the error. */
+class BodyNotNeededError extends Error {
+  readonly type = 'entity.not.needed';
+}
+
 /**
  * The JSON body parser of every route: at most `maxBodyBytes` (413) and `maxJsonDepth` levels of
  * nesting (400), checked on the decoded bytes before parsing, so no later step (schemas,
- * serialisation into jobs) ever walks a value thousands of levels deep.
+ * serialisation into jobs) ever walks a value thousands of levels deep. The body of a request
+ * answered while it arrived (refused beside it: `sideBySide`) is read but neither scanned nor parsed.
  */
 export function jsonBody(opts: { maxBodyBytes: number; maxJsonDepth?: number | undefined }): RequestHandler {
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const parse = json({
     limit: opts.maxBodyBytes,
-    verify: (_req, _res, buf) => {
+    verify: (_req, res, buf) => {
+      if (res.headersSent) throw new BodyNotNeededError('the request was answered before its body arrived');
       if (jsonTextDepthExceeds(buf, maxDepth)) throw new JsonTooDeepError(maxDepth);
     },
   });

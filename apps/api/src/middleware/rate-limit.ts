@@ -8,7 +8,8 @@ import { admitTeam, API_KEY_CACHE_MS } from './auth.js';
 export const STATUS_RATE_MULTIPLIER = 10;
 
 /**
- * Counts the request against the team's per-minute rate before its body is even parsed, so invalid
+ * Counts the request against the team's per-minute rate before its body is parsed (or, for a known
+ * key of POST /v2/scrape, while it is: `sideBySide`, whose refusal still comes first), so invalid
  * requests count too. `bucket: 'status'` is for job-status polling, with ten times the allowance.
  */
 export function rateLimit(limiter: RateLimiter, bucket: 'api' | 'status', teams?: TeamStore): RequestHandler {

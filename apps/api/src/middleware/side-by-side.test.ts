@@ -14,9 +14,9 @@ function step(name: string, events: string[], opts: { delayMs?: number; err?: Er
 }
 
 /** Runs `handler` and resolves with what it passed to its next. */
-function run(handler: RequestHandler): Promise<unknown> {
+function run(handler: RequestHandler, res: Partial<Response> = {}): Promise<unknown> {
   return new Promise((resolve) => {
-    void handler({} as Request, {} as Response, ((err?: unknown) => resolve(err ?? null)) as NextFunction);
+    void handler({} as Request, res as Response, ((err?: unknown) => resolve(err ?? null)) as NextFunction);
   });
 }
 
@@ -58,6 +58,17 @@ describe('chain', () => {
     expect(events).toEqual(['a start', 'a end', 'b start', 'b end']);
     events.length = 0;
     expect(await run(chain(step('a', events, { err: badBody, throws: true }), step('b', events)))).toBe(badBody);
+    expect(events).toEqual(['a start', 'a end']);
+  });
+
+  it('runs nothing more once the request was answered (refused beside it)', async () => {
+    const events: string[] = [];
+    const res: { headersSent: boolean } = { headersSent: false };
+    const answering: RequestHandler = (_req, _res, next) => {
+      res.headersSent = true;
+      next();
+    };
+    expect(await run(chain(step('a', events), answering, step('b', events)), res as Partial<Response>)).toBeNull();
     expect(events).toEqual(['a start', 'a end']);
   });
 });

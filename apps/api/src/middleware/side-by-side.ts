@@ -16,7 +16,8 @@ function settle(handler: RequestHandler, req: Request, res: Response): Promise<u
 /**
  * `first` and `second` at the same time, then the next handler; an error of `first` is the one
  * answered, at once and whatever `second` finds (as when they run one after the other, `first`
- * first). For
+ * first): the request is answered then, and `second` should stop what it can (`res.headersSent`:
+ * see `jsonBody`, and {@link chain}, which runs no further handler). For
  * handlers that do not depend on each other, such as the authentication and rate limit of a request
  * (a Redis round trip) and the reading and checking of its body (CPU): the second runs while the
  * first waits. Where `together(req, res)` is false they run one after the other, `second` only when
@@ -36,10 +37,14 @@ export function sideBySide(first: RequestHandler, second: RequestHandler, togeth
   };
 }
 
-/** `handlers` one after the other, as one handler: the first error ends the chain. */
+/**
+ * `handlers` one after the other, as one handler: the first error ends the chain, and so does an
+ * answer already sent (a refusal answered while this chain ran beside it: see {@link sideBySide}).
+ */
 export function chain(...handlers: RequestHandler[]): RequestHandler {
   return async (req, res, next) => {
     for (const handler of handlers) {
+      if (res.headersSent) return next();
       const err = await settle(handler, req, res);
       if (err !== null) return next(err);
     }

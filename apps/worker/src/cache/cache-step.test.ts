@@ -1,11 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { scrapeRequestSchema } from '@trawl/api-schema';
-import { createMetricsRegistry } from '@trawl/observability';
+import { scrapeRequestSchema, type Document } from '@trawl/api-schema';
+import { createLogger, createMetricsRegistry } from '@trawl/observability';
 import type { CachedPage, EncodedPage, PageCache } from '@trawl/queue';
 import type { FetchResult } from '@trawl/scrape-engine';
 import type { PageSource } from '../convert/page-source.js';
 import { createWorkerMetrics } from '../worker-metrics.js';
 import { CacheStep } from './cache-step.js';
+
+const log = createLogger({ role: 'test', level: 'silent' });
 
 /** A fetched page whose bytes the fetch kept (FetchResult.utf8), as the http stage builds it. */
 function fetched(status = 200): PageSource {
@@ -54,5 +56,54 @@ describe('CacheStep.prepare', () => {
     expect(encoded).toEqual([]);
     expect(source.page.utf8).toBeUndefined();
     expect(source.cacheable?.bodyUtf8).toBeUndefined();
+  });
+});
+
+/** A cache that records the writes it is given, each with whether it was told to wait (PutOptions.after). */
+function recordingCache(): { cache: PageCache; writes: string[] } {
+  const writes: string[] = [];
+  const cache = {
+    encode: async (p: CachedPage): Promise<EncodedPage> => ({ value: Buffer.alloc(0), stamp: String(p.cachedAt) }),
+    putEncoded: async (_key: string, _page: unknown, opts?: { after?: Promise<unknown> }) => {
+      writes.push(`page${opts?.after ? ' after' : ''}`);
+      return 'stored';
+    },
+    putDerived: async (_key: string, _hash: string, entry: { documentJson: string }, opts?: { after?: Promise<unknown> }) => {
+      writes.push(`formats ${entry.documentJson}${opts?.after ? ' after' : ''}`);
+      throw new Error('Redis away');
+    },
+  } as unknown as PageCache;
+  return { cache, writes };
+}
+
+describe('CacheStep.store', () => {
+  const metrics = () => createWorkerMetrics(createMetricsRegistry({ role: 'test' }));
+  const job = { v: 1, jobId: 'j', teamId: 't', mode: 'sync', deadline: 0, zeroDataRetention: false } as never;
+  const request = scrapeRequestSchema.parse({ url: 'http://a.example/', formats: ['markdown'] });
+
+  it('marks a fresh document a miss at once and returns its writes, which keep the page and, given the document\'s JSON, its formats', async () => {
+    const { cache, writes } = recordingCache();
+    const cacheStep = new CacheStep({ cache, shared: true, blobUrlTtlSec: 60, metrics: metrics() });
+    const document = { markdown: 'x', metadata: { statusCode: 200 } } as Document;
+    const store = cacheStep.store(job, request, fetched(), document, log);
+    expect(document.metadata.cacheState).toBe('miss');
+    expect(writes).toEqual([]); // nothing written before the writes are started
+    // A failed write does not reject them.
+    await expect(store!('{"markdown":"x"}', Promise.resolve())).resolves.toBeUndefined();
+    expect(writes).toEqual(['page after', 'formats {"markdown":"x"} after']);
+    // Without the document's JSON (the outcome is not a document) only the page is kept.
+    writes.length = 0;
+    await store!(undefined);
+    expect(writes).toEqual(['page']);
+  });
+
+  it('a hit keeps no page, only its formats; a page it may not store, nothing', async () => {
+    const { cache, writes } = recordingCache();
+    const cacheStep = new CacheStep({ cache, shared: true, blobUrlTtlSec: 60, metrics: metrics() });
+    const hit = { ...fetched(), engine: 'cache', cachedAt: 5, cacheable: undefined } as never;
+    await cacheStep.store(job, request, hit, { metadata: { statusCode: 200 } } as never, log)!('{}');
+    expect(writes).toEqual(['formats {}']);
+    const refused = scrapeRequestSchema.parse({ url: 'http://a.example/', storeInCache: false });
+    expect(cacheStep.store(job, refused, fetched(), { metadata: { statusCode: 200 } } as never, log)).toBeUndefined();
   });
 });

@@ -10,9 +10,10 @@ import { cacheKeyOf, cacheReadOf, derivableFormats, derivedOptionsHash, mayStore
 
 /**
  * A job's cache writes (see {@link CacheStep.store}), started with the JSON of the document its job
- * answers with (undefined: the outcome is not a document, and no derived entry is kept). Never rejects.
+ * answers with (undefined: the outcome is not a document, and no derived entry is kept). `after`:
+ * they are registered at once and go out once it settles (PutOptions.after). Never rejects.
  */
-export type CacheWrites = (documentJson: string | undefined) => Promise<void>;
+export type CacheWrites = (documentJson: string | undefined, after?: Promise<unknown>) => Promise<void>;
 
 export interface CacheStepDeps {
   /** The page cache; absent when caching is off (`TRAWL_CACHE_ENABLED=false`). */
@@ -122,10 +123,10 @@ export class CacheStep {
     const encoded = this.encoding.get(source);
     const { proxyUsed } = source;
     // Both writes at once: the derived entry costs the job no extra round trip.
-    return (documentJson) => Promise.all([
-      page ? this.write(() => cache.putEncoded(key, encoded ?? cache.encode(page)), log) : undefined,
+    return (documentJson, after) => Promise.all([
+      page ? this.write(() => cache.putEncoded(key, encoded ?? cache.encode(page), { after }), log) : undefined,
       derives && documentJson !== undefined
-        ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), { cachedAt: cachedAt!, proxyUsed, documentJson }), log)
+        ? this.write(() => cache.putDerived(key, derivedOptionsHash(request), { cachedAt: cachedAt!, proxyUsed, documentJson }, { after }), log)
         : undefined,
     ]).then(() => undefined);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Document } from '@trawl/api-schema';
 import { createLogger } from '@trawl/observability';
 import type { ScrapeJob } from '@trawl/queue';
+import type { CacheWrites } from '../../cache/cache-step.js';
 import { finishJob } from './finish.js';
 
 type Deps = Parameters<typeof finishJob>[0];
@@ -25,12 +26,18 @@ const job: ScrapeJob = {
 };
 const log = createLogger({ role: 'test', level: 'silent' });
 
-/** Cache writes that end a tick after they start, recording when they start (with the JSON they were given) and end. */
-function cacheWrites(events: string[], json?: string[]): (documentJson: string | undefined) => Promise<void> {
-  return (documentJson) => {
-    events.push('cache writes sent');
+/**
+ * Cache writes that are registered when called, go out once their `after` settles and end a tick
+ * later, recording each of these (and the JSON they were given).
+ */
+function cacheWrites(events: string[], json?: string[]): CacheWrites {
+  return (documentJson, after) => {
+    events.push('cache writes registered');
     json?.push(documentJson ?? 'none');
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => { events.push('cache written'); });
+    return Promise.resolve(after)
+      .then(() => { events.push('cache writes sent'); })
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => { events.push('cache written'); });
   };
 }
 
@@ -40,7 +47,7 @@ describe('finishJob', () => {
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
     const json: string[] = [];
     await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, json) });
-    expect(events).toEqual(['cache writes sent', 'charge 1', 'cache written', 'put', 'release']);
+    expect(events).toEqual(['cache writes registered', 'charge 1', 'cache writes sent', 'cache written', 'put', 'release']);
     expect(json).toEqual([JSON.stringify(document)]);
   });
 
@@ -62,13 +69,23 @@ describe('finishJob', () => {
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
     await finishJob(deps, job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, json) });
     events.push('finished');
-    expect(events).toEqual(['charge 1', 'handed over', 'answered', 'release', 'cache writes sent', 'cache written', 'finished']);
+    // Registered first (reads in this process wait for them), sent once the answer is written.
+    expect(events.slice(0, 3)).toEqual(['cache writes registered', 'charge 1', 'handed over']);
+    expect(events.indexOf('answered')).toBeLessThan(events.indexOf('cache writes sent'));
+    expect(events.slice(-2)).toEqual(['cache written', 'finished']);
     expect(json).toEqual([JSON.stringify(document)]);
 
     // Zero data retention is never handed over first (nor stored in the cache): the order is the old one.
     events.length = 0;
     await finishJob(deps, { ...job, zeroDataRetention: true }, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
-    expect(events.slice(0, 4)).toEqual(['cache writes sent', 'charge 1', 'cache written', 'handed over']);
+    expect(events.slice(0, 5)).toEqual(['cache writes registered', 'charge 1', 'cache writes sent', 'cache written', 'handed over']);
+
+    // A charge that fails fails the job, and the page is cached all the same.
+    events.length = 0;
+    const failing = { ...deps, credits: { charge: async () => { throw new Error('Redis away'); } } } as unknown as Deps;
+    await expect(finishJob(failing, job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) })).rejects.toThrow('Redis away');
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['cache writes registered', 'cache writes sent', 'cache written']);
   });
 
   it('a crawl page: recorded first, then its charge and the release go out together', async () => {
@@ -95,8 +112,9 @@ describe('finishJob', () => {
     await finishJob(deps, page, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
     events.push('finished');
     // The cache writes, sent first, are not awaited by the record: they end with the charge and the release.
-    expect(events.slice(0, 4)).toEqual(['cache writes sent', 'recorded', 'charge 1 sent', 'release']);
-    expect(events.slice(4).sort()).toEqual(['cache written', 'charged', 'finished']);
+    expect(events.slice(0, 3)).toEqual(['cache writes registered', 'recorded', 'charge 1 sent']);
+    expect(events.slice(3).sort()).toEqual(['cache writes sent', 'cache written', 'charged', 'finished', 'release']);
+    expect(events.indexOf('release')).toBeLessThan(events.indexOf('charged'));
     expect(events.at(-1)).toBe('finished');
   });
 
@@ -150,6 +168,6 @@ describe('finishJob', () => {
     const events: string[] = [];
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 0 } } as Document;
     await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
-    expect(events).toEqual(['cache writes sent', 'cache written', 'put', 'release']);
+    expect(events).toEqual(['cache writes registered', 'cache writes sent', 'cache written', 'put', 'release']);
   });
 });

@@ -101,21 +101,27 @@ async function record(
   }
   // A caller waiting in this process is answered as the outcome is sent (ResultStore.put's
   // `handOverFirst`): the stored copy that GET /v2/scrape/:id reads is awaited before the release,
-  // and so are the cache writes, sent once the answer is written (see FinishRun.cacheWrites).
+  // and so are the cache writes, registered now (reads of their entries in this process wait for
+  // them) and sent once the answer is written (see FinishRun.cacheWrites).
   const handOver = deps.results.handsOverFirst(job.jobId, { zeroDataRetention: job.zeroDataRetention });
-  const before = handOver ? undefined : run?.cacheWrites?.(documentJson);
-  // Charged durably before the outcome can be read.
-  await Promise.all([before, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
-  const { retained } = await deps.results.put(
-    { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
-    { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson },
-  );
-  const writes = run?.cacheWrites;
-  // setImmediate: after this turn's microtasks, the answer among them, and before this process reads
-  // another request.
-  const after = handOver && writes ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => writes(documentJson)) : undefined;
-  return {
-    ...(retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {}),
-    ...(after ? { pending: after } : {}),
-  };
+  let answered: (() => void) | undefined;
+  const after = handOver ? new Promise<void>((resolve) => { answered = resolve; }) : undefined;
+  const pending = run?.cacheWrites?.(documentJson, after);
+  try {
+    // Charged durably before the outcome can be read.
+    await Promise.all([handOver ? undefined : pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
+    // (Should its caller have gone meanwhile, put stores the outcome first, and the writes follow.)
+    const { retained } = await deps.results.put(
+      { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
+      { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson },
+    );
+    return {
+      ...(retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {}),
+      ...(pending ? { pending } : {}),
+    };
+  } finally {
+    // Whatever happened to the charge and the outcome, the page is cached (as a fetched page always
+    // was). setImmediate: once this turn's microtasks, the answer among them, have run.
+    if (answered) setImmediate(answered);
+  }
 }
