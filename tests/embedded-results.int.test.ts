@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Redis } from 'ioredis';
 import { FixtureSite, RedisMonitor, waitFor } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
@@ -116,9 +117,15 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     const putEncoded = pages.putEncoded.bind(pages);
     const putDerived = pages.putDerived.bind(pages);
     const encode = pages.encode.bind(pages);
-    // A page compressed slowly: the follow-up request arrives while its cache writes are still under
-    // way, so only its wait for them makes it a hit at the gateway.
-    pages.encode = ((...args) => new Promise((resolve) => setTimeout(resolve, 100)).then(() => encode(...args))) as typeof pages.encode;
+    // A page whose compression is held until the follow-up request has read its team (the last round
+    // trip before the gateway's cache lookup): its cache writes are still under way then, so only the
+    // lookup's wait for them makes the follow-up a hit at the gateway.
+    let compress: () => void = () => undefined;
+    pages.encode = ((...args) => new Promise<void>((resolve) => { compress = resolve; }).then(() => encode(...args))) as typeof pages.encode;
+    const onHop = ({ hop }: { hop: string }) => {
+      if (hop === 'gateway:auth+rate-limit') compress();
+    };
+    subscribe('trawl:hop', onHop as (message: unknown) => void);
     results.put = ((...args) => {
       events.push('outcome');
       return put(...args);
@@ -156,6 +163,7 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
       pages.putEncoded = putEncoded;
       pages.putDerived = putDerived;
       pages.encode = encode;
+      unsubscribe('trawl:hop', onHop as (message: unknown) => void);
     }
   });
 

@@ -100,6 +100,8 @@ export interface PageCacheOptions {
   maxEntryBytes: number;
   /** Lifetime of an entry, seconds; 0: until evicted. */
   ttlSec: number;
+  /** Longest wait of a read for a write of its entry under way in this process, ms; default {@link CACHE_WRITE_WAIT_MS}. */
+  writeWaitMs?: number;
   now?: () => number;
 }
 
@@ -388,14 +390,14 @@ export class PageCache {
 
   /**
    * The writes of `members` under way here or in the followed cache, as one promise that settles
-   * when they do or after {@link CACHE_WRITE_WAIT_MS} (never rejects); undefined when there are none.
+   * when they do or after `writeWaitMs` (never rejects); undefined when there are none.
    */
   private writesOf(...members: string[]): Promise<unknown> | undefined {
     const writes = members.flatMap((m) => [this.writing.get(m), this.followed?.writing.get(m)]).filter((w) => w !== undefined);
     if (writes.length === 0) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CACHE_WRITE_WAIT_MS);
+      timer = setTimeout(resolve, this.opts.writeWaitMs ?? CACHE_WRITE_WAIT_MS);
       timer.unref();
     });
     return Promise.race([Promise.all(writes), limit]).finally(() => clearTimeout(timer));

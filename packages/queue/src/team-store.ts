@@ -167,8 +167,8 @@ export class TeamStore {
    */
   async teamIdOfKeyCached(key: string, maxAgeMs: number, now: number = Date.now()): Promise<string | null> {
     const hash = hashApiKey(key);
-    const cached = this.keyCache.get(hash);
-    if (cached !== undefined && now - cached.at < maxAgeMs) return cached.teamId;
+    const remembered = this.remembered(hash, maxAgeMs, now);
+    if (remembered !== undefined) return remembered;
     const teamId = await this.redis.get(this.keys.apiKey(hash));
     if (!teamId) {
       this.keyCache.delete(hash);
@@ -181,8 +181,13 @@ export class TeamStore {
 
   /** Whether {@link teamIdOfKeyCached} would answer `key` from what it remembers, without a round trip. */
   knowsKey(key: string, maxAgeMs: number, now: number = Date.now()): boolean {
-    const cached = this.keyCache.get(hashApiKey(key));
-    return cached !== undefined && now - cached.at < maxAgeMs;
+    return this.remembered(hashApiKey(key), maxAgeMs, now) !== undefined;
+  }
+
+  /** The team id remembered for a key's hash, if younger than `maxAgeMs`. */
+  private remembered(hash: string, maxAgeMs: number, now: number): string | undefined {
+    const cached = this.keyCache.get(hash);
+    return cached !== undefined && now - cached.at < maxAgeMs ? cached.teamId : undefined;
   }
 
   /** Forgets what {@link teamIdOfKeyCached} remembered of `key` (its team is gone). */

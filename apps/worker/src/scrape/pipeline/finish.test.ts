@@ -30,14 +30,16 @@ const log = createLogger({ role: 'test', level: 'silent' });
  * Cache writes that are registered when called, go out once their `after` settles and end a tick
  * later, recording each of these (and the JSON they were given).
  */
-function cacheWrites(events: string[], json?: string[]): CacheWrites {
+function cacheWrites(events: string[], json?: string[], started?: Promise<void>[]): CacheWrites {
   return (documentJson, after) => {
     events.push('cache writes registered');
     json?.push(documentJson ?? 'none');
-    return Promise.resolve(after)
+    const writes = Promise.resolve(after)
       .then(() => { events.push('cache writes sent'); })
       .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
       .then(() => { events.push('cache written'); });
+    started?.push(writes);
+    return writes;
   };
 }
 
@@ -83,8 +85,9 @@ describe('finishJob', () => {
     // A charge that fails fails the job, and the page is cached all the same.
     events.length = 0;
     const failing = { ...deps, credits: { charge: async () => { throw new Error('Redis away'); } } } as unknown as Deps;
-    await expect(finishJob(failing, job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) })).rejects.toThrow('Redis away');
-    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    const started: Promise<void>[] = [];
+    await expect(finishJob(failing, job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, undefined, started) })).rejects.toThrow('Redis away');
+    await Promise.all(started);
     expect(events).toEqual(['cache writes registered', 'cache writes sent', 'cache written']);
   });
 
