@@ -371,6 +371,14 @@ describe('infra/docker/Dockerfile', () => {
       }
     }
     for (const m of manifests) expect({ manifest: m, copied: copiedBeforeInstall.includes(m) }).toEqual({ manifest: m, copied: true });
+    // The patches pnpm applies while installing (`patchedDependencies`): their folder too.
+    const patches = [...read('pnpm-workspace.yaml').matchAll(/^\s+\S+:\s*(\S+\.patch)\s*$/gm)].map((m) => m[1]!);
+    expect(patches.length).toBeGreaterThan(0);
+    for (const patch of patches) {
+      expect(existsSync(join(ROOT, patch))).toBe(true);
+      const copied = copiedBeforeInstall.includes(patch) || copiedBeforeInstall.includes(patch.split('/')[0]!);
+      expect({ patch, copied }).toEqual({ patch, copied: true });
+    }
     const copiedSources = steps
       .slice(installAt, buildAt)
       .filter((i) => i.keyword === 'COPY')
