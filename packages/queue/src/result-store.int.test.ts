@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
 import { redisPerFile, waitFor } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
-import { ResultStore, type StoredResult } from './result-store.js';
+import { INLINE_RESULT_BYTES, ResultStore, type StoredResult } from './result-store.js';
 import { ResultWaiter } from './result-waiter.js';
 
 const db = redisPerFile();
@@ -64,6 +64,32 @@ describe('result store: the document JSON a caller wrote already', () => {
     const failed: StoredResult = { ...result(randomUUID()), outcome: { ok: false, error: { code: 'SCRAPE_FAILED', message: 'x', retryable: false } } };
     await store.put(failed, { zeroDataRetention: false, documentJson });
     expect(await db.redis.get(keys.result(failed.jobId))).toBe(JSON.stringify(failed));
+  });
+});
+
+describe('result waiter: the document JSON of an outcome read through Redis (split gateway and worker)', () => {
+  it('cuts it out of the announced outcome, and out of a stored one too large to ride its announcement', async () => {
+    const { store, waiter } = await setup();
+    const small = result(randomUUID());
+    const waitingSmall = waiter.wait(small.jobId, 60_000, { beforeSubmit: true });
+    const smallDocument = JSON.stringify((small.outcome as { document: Document }).document);
+    await store.put(small, { zeroDataRetention: false, documentJson: smallDocument });
+    const gotSmall = (await waitingSmall)!;
+    expect(gotSmall).toEqual(small);
+    expect(waiter.documentJsonOf(gotSmall)).toBe(smallDocument);
+    // Past INLINE_RESULT_BYTES the announcement names the job only: the waiter reads the store.
+    const large = result(randomUUID());
+    (large.outcome as { document: Document }).document.markdown = 'x'.repeat(INLINE_RESULT_BYTES);
+    const waitingLarge = waiter.wait(large.jobId, 60_000, { beforeSubmit: true });
+    await store.put(large, { zeroDataRetention: false });
+    const gotLarge = (await waitingLarge)!;
+    expect(gotLarge).toEqual(large);
+    expect(waiter.documentJsonOf(gotLarge)).toBe(JSON.stringify((large.outcome as { document: Document }).document));
+    // A failure has none.
+    const failed: StoredResult = { ...result(randomUUID()), outcome: { ok: false, error: { code: 'SCRAPE_FAILED', message: 'x', retryable: false } } };
+    const waitingFailed = waiter.wait(failed.jobId, 60_000, { beforeSubmit: true });
+    await store.put(failed, { zeroDataRetention: false });
+    expect(waiter.documentJsonOf((await waitingFailed)!)).toBeUndefined();
   });
 });
 

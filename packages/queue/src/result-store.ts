@@ -132,8 +132,13 @@ export class ResultStore {
   }
 
   async get<T = Document>(jobId: string): Promise<StoredResult<T> | null> {
-    const raw = await this.redis.get(this.keys.result(jobId));
-    return raw ? (JSON.parse(raw) as StoredResult<T>) : null;
+    return (await this.getWithJson<T>(jobId))?.result ?? null;
+  }
+
+  /** {@link get}, with the stored JSON it parsed (see {@link documentJsonIn}). */
+  async getWithJson<T = Document>(jobId: string): Promise<{ result: StoredResult<T>; json: string } | null> {
+    const json = await this.redis.get(this.keys.result(jobId));
+    return json ? { result: JSON.parse(json) as StoredResult<T>, json } : null;
   }
 
   async delete(jobId: string): Promise<void> {
@@ -148,6 +153,24 @@ export class ResultStore {
 /** `JSON.stringify(result)`, around the document's JSON when it is given (a successful outcome's). */
 function resultJson<T>(result: StoredResult<T>, documentJson: string | undefined): string {
   if (documentJson === undefined) return JSON.stringify(result);
+  return `${documentPrefix(result)}${documentJson}}}`;
+}
+
+/** What comes before a successful outcome's document in its stored JSON (see {@link resultJson}). */
+function documentPrefix(result: StoredResult<unknown>): string {
   const { jobId, teamId, finishedAt } = result;
-  return `${JSON.stringify({ jobId, teamId, finishedAt }).slice(0, -1)},"outcome":{"ok":true,"document":${documentJson}}}`;
+  return `${JSON.stringify({ jobId, teamId, finishedAt }).slice(0, -1)},"outcome":{"ok":true,"document":`;
+}
+
+/**
+ * The document's JSON inside `json`, the stored (or announced) text that parsed into `result`:
+ * undefined unless `result` is a successful outcome holding nothing but its document and `json` is
+ * laid out as {@link resultJson} (and `JSON.stringify` of such a result) writes it. Then the text
+ * between the fields before the document and the two closing braces is exactly the document's JSON,
+ * and a gateway can answer with it instead of writing the document out again.
+ */
+export function documentJsonIn(json: string, result: StoredResult<unknown>): string | undefined {
+  if (!result.outcome.ok || Object.keys(result).length !== 4 || Object.keys(result.outcome).length !== 2) return undefined;
+  const prefix = documentPrefix(result);
+  return json.startsWith(prefix) && json.endsWith('}}') ? json.slice(prefix.length, -2) : undefined;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
-import type { ResultStore, StoredResult } from './result-store.js';
+import { documentJsonIn, type ResultStore, type StoredResult } from './result-store.js';
 import { hopTimingOn, recordHop } from './hop-timing.js';
 
 interface Waiter {
@@ -21,7 +21,7 @@ export class ResultWaiter {
   /** The id a job names as its `replyTo`: its outcome is announced on this waiter's channel only. */
   readonly replyTo = randomUUID();
   private readonly waiters = new Map<string, Set<Waiter>>();
-  /** The document JSON of outcomes handed over in this process with it (see {@link documentJsonOf}). */
+  /** The document JSON of outcomes handed over in this process with it, or read with it (see {@link documentJsonOf}). */
   private readonly documentJsons = new WeakMap<StoredResult<unknown>, string>();
   private started = false;
   private isClosed = false;
@@ -54,16 +54,17 @@ export class ResultWaiter {
       void this.check(jobId);
       return;
     }
+    const json = message.slice(nl + 1);
     let result: StoredResult;
     try {
-      result = JSON.parse(message.slice(nl + 1)) as StoredResult;
+      result = JSON.parse(json) as StoredResult;
     } catch {
       void this.check(jobId);
       return;
     }
     // From the outcome's timestamp (before the worker charged and stored it) to here.
     if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
-    this.settle(jobId, result);
+    this.settle(jobId, this.withJson(result, json));
   }
 
   /**
@@ -99,8 +100,9 @@ export class ResultWaiter {
 
   /**
    * `JSON.stringify` of the document of an outcome {@link wait} resolved with, when it was handed over
-   * in this process with it: the answer can send it instead of writing the document out again. Valid
-   * only while the document is unchanged (a caller that changes it serializes it itself).
+   * in this process with it, or announced or read as stored (the document's text cut out of the
+   * outcome's, {@link documentJsonIn}): the answer can send it instead of writing the document out
+   * again. Valid only while the document is unchanged (a caller that changes it serializes it itself).
    */
   documentJsonOf(result: StoredResult<unknown>): string | undefined {
     return this.documentJsons.get(result);
@@ -115,8 +117,15 @@ export class ResultWaiter {
 
   private async check(jobId: string): Promise<void> {
     if (!this.waiters.has(jobId)) return;
-    const result = await this.store.get(jobId).catch(() => null);
-    if (result) this.settle(jobId, result);
+    const read = await this.store.getWithJson(jobId).catch(() => null);
+    if (read) this.settle(jobId, this.withJson(read.result as StoredResult, read.json));
+  }
+
+  /** `result`, its document's JSON remembered when `json` (the text it was parsed from) holds it as stored. */
+  private withJson(result: StoredResult, json: string): StoredResult {
+    const documentJson = documentJsonIn(json, result);
+    if (documentJson !== undefined) this.documentJsons.set(result, documentJson);
+    return result;
   }
 
   private async expire(jobId: string, waiter: Waiter): Promise<void> {
