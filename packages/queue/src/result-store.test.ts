@@ -28,5 +28,9 @@ describe('documentJsonIn', () => {
     expect(documentJsonIn(JSON.stringify(extraOutcome), extraOutcome)).toBeUndefined();
     const extraResult = { ...result, replyTo: 'r' } as StoredResult<unknown>;
     expect(documentJsonIn(JSON.stringify(extraResult), extraResult)).toBeUndefined();
+    // Whatever an announcement of another version parses into.
+    for (const other of [null, 42, 'text', [], {}, { outcome: null }]) {
+      expect(documentJsonIn(JSON.stringify(other), other as unknown as StoredResult<unknown>)).toBeUndefined();
+    }
   });
 });

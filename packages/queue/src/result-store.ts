@@ -170,7 +170,9 @@ function documentPrefix(result: StoredResult<unknown>): string {
  * and a gateway can answer with it instead of writing the document out again.
  */
 export function documentJsonIn(json: string, result: StoredResult<unknown>): string | undefined {
-  if (!result.outcome.ok || Object.keys(result).length !== 4 || Object.keys(result.outcome).length !== 2) return undefined;
+  // Checked as untrusted: an announcement of another version may parse into anything.
+  const outcome = (result as Partial<StoredResult<unknown>> | null)?.outcome;
+  if (outcome?.ok !== true || Object.keys(result).length !== 4 || Object.keys(outcome).length !== 2) return undefined;
   const prefix = documentPrefix(result);
   return json.startsWith(prefix) && json.endsWith('}}') ? json.slice(prefix.length, -2) : undefined;
 }
