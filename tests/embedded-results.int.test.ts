@@ -179,4 +179,29 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     expect(to).toHaveLength(1);
     expect(to[0]).toMatch(new RegExp(`^${channel}:to:[0-9a-f-]{36}\t`));
   });
+
+  it('a gateway in its own process answers with the document JSON the worker wrote, cut out of the announced outcome', async () => {
+    cluster.api.runLocally(cluster.worker!.localRunner);
+    cluster.worker!.results.deliverLocally(undefined);
+    const results = cluster.worker!.results;
+    const put = results.put.bind(results);
+    // Equal to the document once parsed, but not as JSON.stringify writes it: only the worker's own
+    // text, passed through, keeps the escape.
+    results.put = ((result, opts) => put(result, opts.documentJson === undefined ? opts : { ...opts, documentJson: opts.documentJson.replace(/^\{/, '{"viaJson":"\\u0041",') })) as typeof results.put;
+    try {
+      const res = await fetch(`${cluster.api.url}/v2/scrape`, {
+        method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: site.url('/article'), formats: ['markdown'], maxAge: 0 }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await res.text();
+      expect(text.startsWith('{"success":true,"data":{"viaJson":"\\u0041",')).toBe(true);
+      const body = JSON.parse(text) as { data: { viaJson: string; markdown: string } };
+      expect(body.data.viaJson).toBe('A');
+      expect(body.data.markdown).toContain('never crosses the results channel');
+    } finally {
+      results.put = put;
+    }
+  });
 });

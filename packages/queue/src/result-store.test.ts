@@ -26,8 +26,12 @@ describe('documentJsonIn', () => {
     // A field after the document (in the outcome or the result) would be cut out with it.
     const extraOutcome = { ...result, outcome: { ok: true, document, warning: 'w' } } as StoredResult<unknown>;
     expect(documentJsonIn(JSON.stringify(extraOutcome), extraOutcome)).toBeUndefined();
-    const extraResult = { ...result, replyTo: 'r' } as StoredResult<unknown>;
+    const extraResult = { ...result, replyTo: { to: 'r' } } as StoredResult<unknown>;
     expect(documentJsonIn(JSON.stringify(extraResult), extraResult)).toBeUndefined();
+    // A field of the result missing and another one after the outcome: still four keys.
+    const { jobId: _jobId, ...noJob } = result;
+    const shifted = { ...noJob, meta: { v: 2 } } as unknown as StoredResult<unknown>;
+    expect(documentJsonIn(JSON.stringify(shifted), shifted)).toBeUndefined();
     // Whatever an announcement of another version parses into.
     for (const other of [null, 42, 'text', [], {}, { outcome: null }]) {
       expect(documentJsonIn(JSON.stringify(other), other as unknown as StoredResult<unknown>)).toBeUndefined();

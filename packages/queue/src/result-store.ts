@@ -164,15 +164,19 @@ function documentPrefix(result: StoredResult<unknown>): string {
 
 /**
  * The document's JSON inside `json`, the stored (or announced) text that parsed into `result`:
- * undefined unless `result` is a successful outcome holding nothing but its document and `json` is
- * laid out as {@link resultJson} (and `JSON.stringify` of such a result) writes it. Then the text
- * between the fields before the document and the two closing braces is exactly the document's JSON,
- * and a gateway can answer with it instead of writing the document out again.
+ * undefined unless `result` is a successful outcome holding nothing but its document (its job, team
+ * and time strings, and `{ok, document}`) and `json` is laid out as {@link resultJson} (and
+ * `JSON.stringify` of such a result) writes it. Then the text between the fields before the document
+ * and the two closing braces is exactly the document's JSON, and a gateway can answer with it instead
+ * of writing the document out again. `json` must come from `JSON.stringify` (a worker of any
+ * version): a text with a key twice could pass the checks with more than the document after it.
  */
 export function documentJsonIn(json: string, result: StoredResult<unknown>): string | undefined {
-  // Checked as untrusted: an announcement of another version may parse into anything.
-  const outcome = (result as Partial<StoredResult<unknown>> | null)?.outcome;
+  // Whatever shape another version's outcome parses into: only the one this writes is used.
+  const r = result as Partial<StoredResult<unknown>> | null;
+  const outcome = r?.outcome;
   if (outcome?.ok !== true || Object.keys(result).length !== 4 || Object.keys(outcome).length !== 2) return undefined;
+  if (typeof r!.jobId !== 'string' || typeof r!.teamId !== 'string' || typeof r!.finishedAt !== 'string') return undefined;
   const prefix = documentPrefix(result);
   return json.startsWith(prefix) && json.endsWith('}}') ? json.slice(prefix.length, -2) : undefined;
 }

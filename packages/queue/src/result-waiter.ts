@@ -64,7 +64,7 @@ export class ResultWaiter {
     }
     // From the outcome's timestamp (before the worker charged and stored it) to here.
     if (hopTimingOn()) recordHop('gateway:wake', Date.now() - Date.parse(result.finishedAt));
-    this.settle(jobId, this.withJson(result, json));
+    this.settle(jobId, this.withJson(jobId, result, json));
   }
 
   /**
@@ -118,24 +118,24 @@ export class ResultWaiter {
   private async check(jobId: string): Promise<void> {
     if (!this.waiters.has(jobId)) return;
     const read = await this.store.getWithJson(jobId).catch(() => null);
-    if (read) this.settle(jobId, this.withJson(read.result as StoredResult, read.json));
+    if (read) this.settle(jobId, this.withJson(jobId, read.result as StoredResult, read.json));
   }
 
   /** `result`, its document's JSON remembered when `json` (the text it was parsed from) holds it as stored. */
-  private withJson(result: StoredResult, json: string): StoredResult {
-    const documentJson = documentJsonIn(json, result);
+  private withJson(jobId: string, result: StoredResult, json: string): StoredResult {
+    const documentJson = result?.jobId === jobId ? documentJsonIn(json, result) : undefined;
     if (documentJson !== undefined) this.documentJsons.set(result, documentJson);
     return result;
   }
 
   private async expire(jobId: string, waiter: Waiter): Promise<void> {
     // The deadline is now: a Redis that is away (restarting) is not waited for, the caller answers.
-    const result = this.subscriber.status === 'ready' ? await this.store.get(jobId).catch(() => null) : null;
+    const read = this.subscriber.status === 'ready' ? await this.store.getWithJson(jobId).catch(() => null) : null;
     const set = this.waiters.get(jobId);
     if (!set?.has(waiter)) return;
     set.delete(waiter);
     if (set.size === 0) this.waiters.delete(jobId);
-    waiter.resolve(result);
+    waiter.resolve(read ? this.withJson(jobId, read.result as StoredResult, read.json) : null);
   }
 
   private settle(jobId: string, result: StoredResult): void {

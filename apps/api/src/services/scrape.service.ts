@@ -56,7 +56,7 @@ export interface StoredUpload {
 export interface ScrapeOutcome {
   jobId: string;
   document: Record<string, unknown>;
-  /** `JSON.stringify(document)`, when the worker in this process handed it over with it (see ResultWaiter.documentJsonOf). */
+  /** `JSON.stringify(document)` as the worker wrote it, when the outcome came with it (see ResultWaiter.documentJsonOf). */
   documentJson?: string;
 }
 
