@@ -47,6 +47,25 @@ async function announcedSoFar(): Promise<string[]> {
   return announced.filter((m) => !m.startsWith('marker-'));
 }
 
+/**
+ * `POST /v2/scrape` of the article, the document JSON the worker gives its store rewritten by
+ * `mark` (a marker in it shows which text the answer sends): the answer's status, type and text.
+ */
+async function scrapeMarked(mark: (documentJson: string) => string): Promise<{ status: number; type: string | null; text: string }> {
+  const results = cluster.worker!.results;
+  const put = results.put.bind(results);
+  results.put = ((result, opts) => put(result, opts.documentJson === undefined ? opts : { ...opts, documentJson: mark(opts.documentJson) })) as typeof results.put;
+  try {
+    const res = await fetch(`${cluster.api.url}/v2/scrape`, {
+      method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: site.url('/article'), formats: ['markdown'], maxAge: 0 }),
+    });
+    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  } finally {
+    results.put = put;
+  }
+}
+
 describe('embedded mode: a sync scrape\'s outcome reaches its request in-process', () => {
   it('answers without announcing the outcome on the results channel, and stores it for GET /v2/scrape/:id', async () => {
     const res = await cluster.call('POST', '/v2/scrape', { body: { url: site.url('/article'), formats: ['markdown'], maxAge: 0 } });
@@ -60,27 +79,15 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
   });
 
   it('answers with the JSON the worker wrote for the document (measured and stored), as res.json would write it', async () => {
-    const results = cluster.worker!.results;
-    const put = results.put.bind(results);
-    // A marker in the JSON the store is given shows which text the answer sends.
-    results.put = ((result, opts) => put(result, opts.documentJson === undefined ? opts : { ...opts, documentJson: opts.documentJson.replace(/^\{/, '{"viaJson":true,') })) as typeof results.put;
-    try {
-      const res = await fetch(`${cluster.api.url}/v2/scrape`, {
-        method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: site.url('/article'), formats: ['markdown'], maxAge: 0 }),
-      });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      const text = await res.text();
-      const body = JSON.parse(text) as { success: boolean; data: { viaJson?: boolean; markdown: string; metadata: { scrapeId: string } } };
-      expect(body.data.viaJson).toBe(true);
-      expect(body.data.markdown).toContain('never crosses the results channel');
-      // The same text as the stored document, written out whole: nothing was dropped or reordered.
-      const stored = JSON.parse((await cluster.redis.get(`${channel.slice(0, -':results'.length)}:result:${body.data.metadata.scrapeId}`))!) as { outcome: { document: unknown } };
-      expect(text).toBe(JSON.stringify({ success: true, data: stored.outcome.document }));
-    } finally {
-      results.put = put;
-    }
+    const { status, type, text } = await scrapeMarked((json) => json.replace(/^\{/, '{"viaJson":true,'));
+    expect(status).toBe(200);
+    expect(type).toBe('application/json; charset=utf-8');
+    const body = JSON.parse(text) as { success: boolean; data: { viaJson?: boolean; markdown: string; metadata: { scrapeId: string } } };
+    expect(body.data.viaJson).toBe(true);
+    expect(body.data.markdown).toContain('never crosses the results channel');
+    // The same text as the stored document, written out whole: nothing was dropped or reordered.
+    const stored = JSON.parse((await cluster.redis.get(`${channel.slice(0, -':results'.length)}:result:${body.data.metadata.scrapeId}`))!) as { outcome: { document: unknown } };
+    expect(text).toBe(JSON.stringify({ success: true, data: stored.outcome.document }));
   });
 
   it('reads nothing a fresh run already knows: no credit read after the rate limit\'s, no start reads in the worker', async () => {
@@ -183,25 +190,14 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
   it('a gateway in its own process answers with the document JSON the worker wrote, cut out of the announced outcome', async () => {
     cluster.api.runLocally(cluster.worker!.localRunner);
     cluster.worker!.results.deliverLocally(undefined);
-    const results = cluster.worker!.results;
-    const put = results.put.bind(results);
     // Equal to the document once parsed, but not as JSON.stringify writes it: only the worker's own
     // text, passed through, keeps the escape.
-    results.put = ((result, opts) => put(result, opts.documentJson === undefined ? opts : { ...opts, documentJson: opts.documentJson.replace(/^\{/, '{"viaJson":"\\u0041",') })) as typeof results.put;
-    try {
-      const res = await fetch(`${cluster.api.url}/v2/scrape`, {
-        method: 'POST', headers: { authorization: `Bearer ${BOOT_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: site.url('/article'), formats: ['markdown'], maxAge: 0 }),
-      });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      const text = await res.text();
-      expect(text.startsWith('{"success":true,"data":{"viaJson":"\\u0041",')).toBe(true);
-      const body = JSON.parse(text) as { data: { viaJson: string; markdown: string } };
-      expect(body.data.viaJson).toBe('A');
-      expect(body.data.markdown).toContain('never crosses the results channel');
-    } finally {
-      results.put = put;
-    }
+    const { status, type, text } = await scrapeMarked((json) => json.replace(/^\{/, '{"viaJson":"\\u0041",'));
+    expect(status).toBe(200);
+    expect(type).toBe('application/json; charset=utf-8');
+    expect(text.startsWith('{"success":true,"data":{"viaJson":"\\u0041",')).toBe(true);
+    const body = JSON.parse(text) as { data: { viaJson: string; markdown: string } };
+    expect(body.data.viaJson).toBe('A');
+    expect(body.data.markdown).toContain('never crosses the results channel');
   });
 });
