@@ -137,13 +137,18 @@ describe('PageCache derived entries and writes in flight', () => {
       return { encoding: gate.then(() => writer.encode(stored)), open, fail };
     };
 
+    /** `reader` does not wait for a held write of `name`'s entry: a miss, though the write then ends. */
+    const notWaitedFor = async (name: string) => {
+      const k = hex(name);
+      const h = held();
+      const write = writer.putEncoded(k, h.encoding);
+      expect(await reader.get(k)).toBeNull();
+      h.open();
+      await write;
+    };
+
     // Another instance that follows nothing does not wait: the write has not even been sent.
-    const k1 = hex('late-1');
-    const h1 = held();
-    const first = writer.putEncoded(k1, h1.encoding);
-    expect(await reader.get(k1)).toBeNull();
-    h1.open();
-    await first;
+    await notWaitedFor('late-1');
 
     // This cache's own reads wait, pages and derived entries alike (a derived entry waits for its page too).
     const k2 = hex('late-2');
@@ -165,12 +170,7 @@ describe('PageCache derived entries and writes in flight', () => {
     h3.open();
     expect((await followed)?.body).toBe('<p>late</p>');
     reader.follow(undefined);
-    const k4 = hex('late-4');
-    const h4 = held();
-    const last = writer.putEncoded(k4, h4.encoding);
-    expect(await reader.get(k4)).toBeNull();
-    h4.open();
-    await last;
+    await notWaitedFor('late-4');
     // A write that fails does not fail the read: a miss.
     reader.follow(writer);
     const k5 = hex('late-5');
