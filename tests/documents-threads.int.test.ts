@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
-import { FixtureSite, buildPdf } from '@trawl/testing';
+import { FixtureSite, buildPdf, waitFor } from '@trawl/testing';
 import { BOOT_KEY, TestCluster } from './helpers/cluster.js';
-import { kill, spawnWorker } from './helpers/worker-process.js';
+import { kill, spawnWorkerProcess } from './helpers/worker-process.js';
 
 // The documents role as deployed: a worker process (built code) parsing on threads with a small heap
 // limit each. A file that needs more memory costs its thread, not the process.
 let cluster: TestCluster;
 let site: FixtureSite;
 let worker: ChildProcess;
+let metricsPort: number;
 
 const SMALL = buildPdf([[
   { text: 'Threaded Parse Title', y: 80, size: 22, bold: true },
@@ -31,9 +32,9 @@ beforeAll(async () => {
     .start();
   cluster = await TestCluster.start({
     TRAWL_WORKER_ROLES: 'http,documents', TRAWL_DOCUMENT_MEMORY_MB: '160', TRAWL_DOCUMENT_MAX_CELLS: '100000000',
-    TRAWL_DOCUMENT_CONCURRENCY: '1',
+    TRAWL_DOCUMENT_CONCURRENCY: '1', TRAWL_DOCUMENT_THREAD_IDLE_MS: '1000',
   }, { worker: false });
-  worker = await spawnWorker(cluster.env);
+  ({ child: worker, metricsPort } = await spawnWorkerProcess(cluster.env));
 }, 60_000);
 afterAll(async () => {
   await kill(worker, 'SIGKILL');
@@ -43,12 +44,21 @@ afterAll(async () => {
 
 const scrape = (body: Record<string, unknown>) => cluster.call('POST', '/v2/scrape', { body });
 
+/** `trawl_document_parse_threads` of the worker's /metrics. */
+async function parseThreads(): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return Number(/^trawl_document_parse_threads(?:{[^}]*})? (\d+)$/m.exec(text)?.[1]);
+}
+
 describe('documents role on threads', () => {
-  it('parses a PDF on a thread', async () => {
+  it('parses a PDF on a thread, started for it and ended once idle', async () => {
+    expect(await parseThreads()).toBe(0);
     const r = await scrape({ url: site.url('/small.pdf') });
     expect(r.status).toBe(200);
     expect(r.body.data.markdown).toMatch(/^#+ Threaded Parse Title$/m);
-  });
+    await waitFor(async () => (await parseThreads()) === 0, { what: 'the idle parse thread to end' });
+    expect((await scrape({ url: site.url('/small.pdf') })).body.data.markdown).toMatch(/Threaded Parse Title/);
+  }, 60_000);
 
   it('a file that exhausts the thread heap answers DOCUMENT_TOO_LARGE and the process lives on', async () => {
     const form = new FormData();

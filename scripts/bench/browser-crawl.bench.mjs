@@ -84,17 +84,36 @@ const pssOf = (p) => {
 };
 
 /**
+ * What a process of the tree is, for the peak's composition: `node` (the crawler's own process and any
+ * Node child), `redis`, Chromium's `browser` process, its `renderer`s, and its other helpers
+ * (`chromium-other`: zygotes, utility and GPU processes).
+ */
+function partOf(p) {
+  if (/redis/i.test(p.name)) return 'redis';
+  if (!/chrom/i.test(p.name)) return p.name.startsWith('node') ? 'node' : p.name;
+  const type = /--type=([a-z-]+)/.exec(safeRead(`/proc/${p.pid}/cmdline`))?.[1];
+  return type === undefined ? 'browser' : type === 'renderer' ? 'renderer' : 'chromium-other';
+}
+
+/**
  * Samples the tree's memory every 200 ms, as summed RSS (shared pages counted in every process that
  * maps them: Chromium's shared libraries and shared memory many times over) and as summed PSS (what
  * the tree really holds); remembers the Chromium pids seen in it.
  */
 function sampleTree(root) {
-  const state = { peak: 0, peakPss: 0, samples: 0, chromium: new Set(), types: {} };
+  const state = { peak: 0, peakPss: 0, peakParts: {}, samples: 0, chromium: new Set(), types: {} };
   const tick = () => {
     const procs = tree(root);
     const rss = procs.reduce((n, p) => n + p.rss, 0);
     state.peak = Math.max(state.peak, rss);
-    state.peakPss = Math.max(state.peakPss, procs.reduce((n, p) => n + pssOf(p), 0));
+    const parts = {};
+    for (const p of procs) {
+      const part = (parts[partOf(p)] ??= { pss: 0, n: 0 });
+      part.pss += pssOf(p);
+      part.n += 1;
+    }
+    const pss = Object.values(parts).reduce((sum, part) => sum + part.pss, 0);
+    if (pss > state.peakPss) Object.assign(state, { peakPss: pss, peakParts: parts });
     state.samples += 1;
     for (const p of procs) {
       if (!/chrom/i.test(p.name) || state.chromium.has(p.pid)) continue;
@@ -232,7 +251,7 @@ async function trawlCrawl() {
     const leftAfterStop = chromiumDuring.filter(alive);
     return {
       crawler: 'trawl', status: status.status, pages: status.completed ?? docs, docs, requests, elapsedMs,
-      pagesPerSec: (status.completed ?? docs) / (elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, samples: rss.samples,
+      pagesPerSec: (status.completed ?? docs) / (elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, peakParts: rss.peakParts, samples: rss.samples,
       engines: Object.fromEntries(engines), ...(errors ? { errors: JSON.stringify(errors).slice(0, 600) } : {}), chromiumSeen: chromiumDuring.length, chromiumTypes: rss.types, chromiumLeftAfterStop: leftAfterStop.length,
     };
   } finally {
@@ -282,7 +301,7 @@ async function crawleeCrawl() {
     clearTimeout(timer);
     rss.stop();
     await exited;
-    return { crawler: 'crawlee', ...r, pagesPerSec: r.pages / (r.elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, samples: rss.samples };
+    return { crawler: 'crawlee', ...r, pagesPerSec: r.pages / (r.elapsedMs / 1000), peakRss: rss.peak, peakPss: rss.peakPss, peakParts: rss.peakParts, samples: rss.samples };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -319,7 +338,8 @@ for (const r of Object.values(results)) {
   const note = r.crawler === 'trawl'
     ? `status ${r.status}${r.errors ? `; errors ${r.errors}` : ''}; engines ${JSON.stringify(r.engines)}; Chromium processes seen ${r.chromiumSeen} ${JSON.stringify(r.chromiumTypes)}, left after stop ${r.chromiumLeftAfterStop}`
     : `${r.ok} 2xx pages, ${r.failed} failed requests`;
-  console.log(`| ${r.crawler} | ${r.pages} | ${(r.elapsedMs / 1000).toFixed(1)} | ${r.pagesPerSec.toFixed(2)} | ${mb(r.peakPss)} | ${mb(r.peakRss)} | ${ratio} | ${note} |`);
+  const parts = Object.entries(r.peakParts ?? {}).sort((a, b) => b[1].pss - a[1].pss).map(([k, v]) => `${k} ${mb(v.pss)}${v.n > 1 ? ` in ${v.n}` : ''}`).join(', ');
+  console.log(`| ${r.crawler} | ${r.pages} | ${(r.elapsedMs / 1000).toFixed(1)} | ${r.pagesPerSec.toFixed(2)} | ${mb(r.peakPss)} (${parts}) | ${mb(r.peakRss)} | ${ratio} | ${note} |`);
 }
 if (trawl && !trawl.skipped && crawlee && !crawlee.skipped) {
   console.log(`\nTrawl / PlaywrightCrawler: ${(trawl.pagesPerSec / crawlee.pagesPerSec).toFixed(2)}x; Trawl peak PSS ${mb(trawl.peakPss)} MB (anchor: <= 1536 MB), peak RSS sum ${mb(trawl.peakRss)} MB`);

@@ -122,6 +122,12 @@ export const workerConfigSchema = z.object({
   TRAWL_DOCUMENT_PARSING: envBoolean(true),
   /** Documents one `documents` worker parses at once, each on its own thread. Default 2. */
   TRAWL_DOCUMENT_CONCURRENCY: envInt(2, { min: 1, max: 64 }),
+  /**
+   * A parse thread ends after this long without a document (ms) and starts again with the next one:
+   * an idle thread holds some 40-60 MB (its heap, the loaded readers). 0: the threads start with the
+   * worker and live as long as it does. Default 60000.
+   */
+  TRAWL_DOCUMENT_THREAD_IDLE_MS: envInt(60_000, { min: 0 }),
   /** Heap of one parse thread, MiB: a file that needs more fails with DOCUMENT_TOO_LARGE, the process lives on. Default 1024. */
   TRAWL_DOCUMENT_MEMORY_MB: envInt(1024, { min: 64, max: 16_384 }),
   /** Pages of one PDF read at most, whatever `maxPages` asks. Default 10000. */

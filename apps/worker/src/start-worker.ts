@@ -108,6 +108,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
   const documents = config.TRAWL_WORKER_ROLES.includes('documents') ? await startDocumentParser(config, logger, opts.htmlMode ?? 'threads') : undefined;
+  if (documents?.threads) metrics.trackDocumentThreads(documents.threads);
   const llm = createLlm(config, logger, metrics);
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
   const changeStore = stack.changes;
@@ -341,7 +342,7 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
   }
   return new ThreadedDocumentParser(new URL('./document/document-thread.js', import.meta.url), config.TRAWL_DOCUMENT_CONCURRENCY, {
     settings, tesseractPath: ocrOn ? config.TRAWL_TESSERACT_PATH : null, ocrConcurrency: config.TRAWL_OCR_CONCURRENCY,
-  }, config.TRAWL_DOCUMENT_MEMORY_MB);
+  }, { memoryMb: config.TRAWL_DOCUMENT_MEMORY_MB, idleMs: config.TRAWL_DOCUMENT_THREAD_IDLE_MS || undefined });
 }
 
 /**

@@ -172,6 +172,10 @@ export function createWorkerMetrics(registry: Registry) {
       new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Chromium browsers running in this process', registers: [registry], collect() { this.set(stats().browsers); } });
       new Gauge({ name: 'trawl_browser_pool_contexts', help: 'Browser contexts (pages being scraped) open in this process', registers: [registry], collect() { this.set(stats().contexts); } });
     },
+    /** Exposes the document parse threads running now (they start with work and end when idle) as a gauge read at scrape time. */
+    trackDocumentThreads(threads: () => number) {
+      new Gauge({ name: 'trawl_document_parse_threads', help: 'Document parse threads running in this process (started as documents arrive, ended when idle)', registers: [registry], collect() { this.set(threads()); } });
+    },
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -11,6 +11,12 @@ export interface ThreadPoolOptions {
   workerData?: unknown;
   /** Error code of a task whose thread ran out of memory. Default SCRAPE_FAILED. */
   crashCode?: 'SCRAPE_FAILED' | 'DOCUMENT_TOO_LARGE';
+  /**
+   * Threads start as tasks arrive (up to the pool's size) and end once idle this long (ms), for work
+   * that comes now and then: an idle thread holds its heap and its loaded modules. Unset: the pool's
+   * threads start at once and live until it closes.
+   */
+  idleMs?: number;
 }
 
 /** What a thread script posts back: a result, or an error as data (a TrawlError keeps its code). */
@@ -28,12 +34,15 @@ interface Task<Q, R> {
 interface Slot<Q, R> {
   worker: Worker;
   task: Task<Q, R> | undefined;
+  /** Ends an idle thread (`idleMs`): set while it has no task. */
+  idleTimer?: NodeJS.Timeout | undefined;
 }
 
 /**
- * A fixed pool of worker threads running one script. A task that outlives its signal (the job's
- * deadline, shutdown) gets its thread terminated and replaced, and so does a thread that dies under a
- * task (out of memory), so a pathological input cannot wedge or kill the worker process.
+ * A pool of worker threads running one script: `size` threads, started at once, or as tasks need them
+ * and ended when idle (`idleMs`). A task that outlives its signal (the job's deadline, shutdown) gets
+ * its thread terminated and replaced, and so does a thread that dies under a task (out of memory), so
+ * a pathological input cannot wedge or kill the worker process.
  * The script answers `{id, request}` messages with a {@link ThreadReply}.
  */
 export class ThreadPool<Q, R> {
@@ -44,10 +53,15 @@ export class ThreadPool<Q, R> {
 
   constructor(
     private readonly script: URL,
-    size: number,
+    private readonly size: number,
     private readonly opts: ThreadPoolOptions,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    if (opts.idleMs === undefined) for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Threads running now (started and not yet ended). */
+  get threads(): number {
+    return this.slots.length;
   }
 
   run(request: Q, signal: AbortSignal, transfer: Transferable[] = []): Promise<R> {
@@ -108,8 +122,17 @@ export class ThreadPool<Q, R> {
         ? new TrawlError(this.opts.crashCode ?? 'SCRAPE_FAILED', `${this.opts.label} ran out of memory`, { details: { limit: 'memory' } })
         : TrawlError.from(err));
     }
-    if (!this.closed) this.slots.push(this.spawn());
+    // On demand, pump starts the thread the queue needs.
+    if (!this.closed && this.opts.idleMs === undefined) this.slots.push(this.spawn());
     this.pump();
+  }
+
+  /** Ends a thread that has been idle for `idleMs`. */
+  private retire(slot: Slot<Q, R>): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0 || slot.task) return;
+    this.slots.splice(i, 1);
+    void slot.worker.terminate();
   }
 
   private abortError(signal: AbortSignal): TrawlError {
@@ -132,17 +155,38 @@ export class ThreadPool<Q, R> {
     for (const slot of this.slots) {
       if (slot.task) continue;
       const task = this.queue.shift();
-      if (!task) return;
-      slot.task = task;
-      slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+      if (!task) break;
+      this.assign(slot, task);
     }
+    while (this.queue.length > 0 && this.slots.length < this.size && !this.closed) {
+      const slot = this.spawn();
+      this.slots.push(slot);
+      this.assign(slot, this.queue.shift()!);
+    }
+    const idleMs = this.opts.idleMs;
+    if (idleMs === undefined) return;
+    for (const slot of this.slots) {
+      if (slot.task || slot.idleTimer) continue;
+      slot.idleTimer = setTimeout(() => this.retire(slot), idleMs);
+      slot.idleTimer.unref();
+    }
+  }
+
+  private assign(slot: Slot<Q, R>, task: Task<Q, R>): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    slot.task = task;
+    slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const closing = () => new TrawlError('SERVICE_UNAVAILABLE', 'shutting down');
     for (const t of this.queue.splice(0)) t.reject(closing());
-    for (const s of this.slots) s.task?.reject(closing());
+    for (const s of this.slots) {
+      clearTimeout(s.idleTimer);
+      s.task?.reject(closing());
+    }
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 }

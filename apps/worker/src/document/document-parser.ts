@@ -25,6 +25,8 @@ export interface DocumentParseRequest {
 export interface DocumentParser {
   parse(request: DocumentParseRequest, signal: AbortSignal): Promise<ParsedDocument>;
   close(): Promise<void>;
+  /** Parse threads running now, for a parser on threads. */
+  threads?: () => number;
 }
 
 /** The reader options of a request under the server's settings. */
@@ -70,19 +72,24 @@ export interface DocumentThreadData {
 /**
  * Parses on a pool of threads with a heap limit each: a decompression bomb or a pathological PDF
  * costs its thread (DOCUMENT_TOO_LARGE), never the worker process, and a parse past its deadline is
- * cut off by terminating the thread. The file's bytes are moved to the thread, not copied.
+ * cut off by terminating the thread. The file's bytes are moved to the thread, not copied. With
+ * `idleMs`, threads start as documents arrive and end once idle that long.
  */
 export class ThreadedDocumentParser implements DocumentParser {
   private readonly pool: ThreadPool<DocumentParseRequest, ParsedDocument>;
 
-  constructor(threadScript: URL, size: number, data: DocumentThreadData, memoryMb: number) {
+  constructor(threadScript: URL, size: number, data: DocumentThreadData, opts: { memoryMb: number; idleMs?: number | undefined }) {
+    const { memoryMb, idleMs } = opts;
     this.pool = new ThreadPool(threadScript, size, {
       label: 'Document parsing',
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.ceil(memoryMb / 8)) },
       crashCode: 'DOCUMENT_TOO_LARGE',
       workerData: data,
+      ...(idleMs !== undefined ? { idleMs } : {}),
     });
   }
+
+  readonly threads = (): number => this.pool.threads;
 
   parse(request: DocumentParseRequest, signal: AbortSignal): Promise<ParsedDocument> {
     const bytes = request.input.bytes;
