@@ -113,7 +113,21 @@ export interface BrowserFetcherOptions {
    * pages without a screenshot or actions: the renderer and network have much less to do. Default false.
    */
   skipMedia?: boolean;
+  /**
+   * A session's kept page has its renderer's JavaScript heap collected after every this many fetches
+   * (see {@link SESSION_COLLECT_EVERY}); 0: never. Default {@link SESSION_COLLECT_EVERY}.
+   */
+  sessionCollectEvery?: number;
 }
+
+/**
+ * Fetches of a session's kept page between two collections of its renderer's JavaScript heap. Each
+ * navigation leaves the previous documents' objects behind as garbage, and V8, with room to grow
+ * (the page's heap limit, 1 GB by default), let it pile up: four tabs of one context grew from about
+ * 65 to 120 MB of PSS each over 12 Jena pages, and fell to 57 MB each after a forced collection
+ * (scratch). A full collection of a heap that is mostly garbage costs the renderer a few ms.
+ */
+export const SESSION_COLLECT_EVERY = 4;
 
 /** A navigation Chromium turned into a download, or a PDF: fetched by {@link BrowserFetcherOptions.downloads}. */
 class NotRendered {
@@ -126,8 +140,12 @@ const SETUP = 'browser-fetcher.setup';
 /** What the fetcher set up in a context: kept with it for the next pages of a session. */
 interface ContextSetup {
   page: Page;
+  /** The page's protocol session (overrides, request interception, heap collections). */
+  cdp: CDPSession;
   sessions: readonly BrowserPluginSession[];
   route: EgressRoute | undefined;
+  /** Fetches the page has served. */
+  fetches: number;
 }
 
 /**
@@ -286,11 +304,15 @@ export class BrowserFetcher implements Fetcher {
   private readonly plugins: readonly BrowserPlugin[];
   private readonly defaultUserAgent: string;
   private readonly smartWaitMaxMs: number;
+  private readonly sessionCollectEvery: number;
+  /** Collections of a session page's JavaScript heap asked for so far (see {@link SESSION_COLLECT_EVERY}). */
+  sessionCollections = 0;
 
   constructor(private readonly options: BrowserFetcherOptions) {
     this.plugins = options.plugins ?? [];
     this.defaultUserAgent = options.defaultUserAgent ?? DEFAULT_USER_AGENT;
     this.smartWaitMaxMs = options.smartWaitMaxMs ?? 8000;
+    this.sessionCollectEvery = options.sessionCollectEvery ?? SESSION_COLLECT_EVERY;
   }
 
   async fetch(given: BrowserFetchRequest): Promise<BrowserFetchResult> {
@@ -383,7 +405,7 @@ export class BrowserFetcher implements Fetcher {
             overrideUserAgent(cdp, ua, emulation.languages, metadata),
             interceptRequests(cdp, { skipMedia, blockers }),
           ]);
-          setup = { page, sessions, route: opened };
+          setup = { page, cdp, sessions, route: opened, fetches: 0 };
           lease.state.set(SETUP, setup);
         } else if (setup.route) {
           // Refusals of the session's earlier pages explain nothing about this one.
@@ -418,6 +440,12 @@ export class BrowserFetcher implements Fetcher {
           page.off('crash', onCrash);
           network.dispose();
           mainFrame.dispose();
+          setup.fetches += 1;
+          // Sent, not awaited: the renderer collects while the page waits for the session's next fetch.
+          if (session && this.sessionCollectEvery > 0 && setup.fetches % this.sessionCollectEvery === 0) {
+            this.sessionCollections += 1;
+            setup.cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+          }
         }
       });
     } catch (err) {

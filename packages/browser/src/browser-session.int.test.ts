@@ -5,7 +5,7 @@ import { TrawlError } from '@trawl/api-schema';
 import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, type EgressRoute, type ProxyEndpoint } from '@trawl/scrape-engine';
 import { FixtureSite } from '@trawl/testing';
-import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
+import { BrowserFetcher, SESSION_COLLECT_EVERY, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
 
 jest.setTimeout(30_000);
@@ -119,6 +119,16 @@ describe('BrowserFetcher sessions (the pages of one crawl)', () => {
     expect(egress.routesOpened - opened).toBe(1);
     expect(egress.routesClosed - closed).toBe(0);
     expect(pool.idleContexts()).toBe(kept + 1);
+  });
+
+  it("collects a session page's JavaScript heap after every SESSION_COLLECT_EVERY fetches, and never a page of no session", async () => {
+    const before = fetcher.sessionCollections;
+    for (let i = 0; i < 2 * SESSION_COLLECT_EVERY; i++) await fetcher.fetch(request('/cookie', { session: 'team-e:crawl-1' }));
+    expect(fetcher.sessionCollections - before).toBe(2);
+    for (let i = 0; i < SESSION_COLLECT_EVERY; i++) await fetcher.fetch(request('/cookie'));
+    expect(fetcher.sessionCollections - before).toBe(2);
+    // The collected page serves the session's next page as before.
+    expect((await fetcher.fetch(request('/cookie', { session: 'team-e:crawl-1' }))).text).toContain('rendered');
   });
 
   it('never reuses the context of a crashed page', async () => {
