@@ -113,11 +113,6 @@ export interface BrowserFetcherOptions {
    * pages without a screenshot or actions: the renderer and network have much less to do. Default false.
    */
   skipMedia?: boolean;
-  /**
-   * A session's kept page has its renderer's JavaScript heap collected after every this many fetches
-   * (see {@link SESSION_COLLECT_EVERY}); 0: never. Default {@link SESSION_COLLECT_EVERY}.
-   */
-  sessionCollectEvery?: number;
 }
 
 /**
@@ -304,7 +299,6 @@ export class BrowserFetcher implements Fetcher {
   private readonly plugins: readonly BrowserPlugin[];
   private readonly defaultUserAgent: string;
   private readonly smartWaitMaxMs: number;
-  private readonly sessionCollectEvery: number;
   /** Collections of a session page's JavaScript heap asked for so far (see {@link SESSION_COLLECT_EVERY}). */
   sessionCollections = 0;
 
@@ -312,7 +306,6 @@ export class BrowserFetcher implements Fetcher {
     this.plugins = options.plugins ?? [];
     this.defaultUserAgent = options.defaultUserAgent ?? DEFAULT_USER_AGENT;
     this.smartWaitMaxMs = options.smartWaitMaxMs ?? 8000;
-    this.sessionCollectEvery = options.sessionCollectEvery ?? SESSION_COLLECT_EVERY;
   }
 
   async fetch(given: BrowserFetchRequest): Promise<BrowserFetchResult> {
@@ -442,7 +435,7 @@ export class BrowserFetcher implements Fetcher {
           mainFrame.dispose();
           setup.fetches += 1;
           // Sent, not awaited: the renderer collects while the page waits for the session's next fetch.
-          if (session && this.sessionCollectEvery > 0 && setup.fetches % this.sessionCollectEvery === 0) {
+          if (session && setup.fetches % SESSION_COLLECT_EVERY === 0) {
             this.sessionCollections += 1;
             setup.cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
           }
