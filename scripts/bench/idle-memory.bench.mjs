@@ -71,8 +71,10 @@ async function measure(site, env) {
     if (status.status !== 'completed') throw new Error(`crawl ${status.status}`);
     return { idle, peak, end: pssMb(child.pid), endThreads: threadsOf(child.pid), pages: status.completed };
   } finally {
-    child.stdin.write('stop\n');
-    await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r()));
+    if (child.exitCode === null) {
+      child.stdin.write('stop\n');
+      await new Promise((r) => child.once('exit', r));
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -125,9 +125,9 @@ export const workerConfigSchema = z.object({
   /**
    * A parse thread ends after this long without a document (ms) and starts again with the next one:
    * an idle thread holds some 40-60 MB (its heap, the loaded readers). 0: the threads start with the
-   * worker and live as long as it does. Default 60000.
+   * worker and live as long as it does. At most a day (a timer's limit is about 24.8 days). Default 60000.
    */
-  TRAWL_DOCUMENT_THREAD_IDLE_MS: envInt(60_000, { min: 0 }),
+  TRAWL_DOCUMENT_THREAD_IDLE_MS: envInt(60_000, { min: 0, max: 86_400_000 }),
   /** Heap of one parse thread, MiB: a file that needs more fails with DOCUMENT_TOO_LARGE, the process lives on. Default 1024. */
   TRAWL_DOCUMENT_MEMORY_MB: envInt(1024, { min: 64, max: 16_384 }),
   /** Pages of one PDF read at most, whatever `maxPages` asks. Default 10000. */

@@ -342,7 +342,7 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
   }
   return new ThreadedDocumentParser(new URL('./document/document-thread.js', import.meta.url), config.TRAWL_DOCUMENT_CONCURRENCY, {
     settings, tesseractPath: ocrOn ? config.TRAWL_TESSERACT_PATH : null, ocrConcurrency: config.TRAWL_OCR_CONCURRENCY,
-  }, { memoryMb: config.TRAWL_DOCUMENT_MEMORY_MB, idleMs: config.TRAWL_DOCUMENT_THREAD_IDLE_MS || undefined });
+  }, { memoryMb: config.TRAWL_DOCUMENT_MEMORY_MB, idleMs: config.TRAWL_DOCUMENT_THREAD_IDLE_MS });
 }
 
 /**

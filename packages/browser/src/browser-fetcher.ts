@@ -299,7 +299,7 @@ export class BrowserFetcher implements Fetcher {
   private readonly plugins: readonly BrowserPlugin[];
   private readonly defaultUserAgent: string;
   private readonly smartWaitMaxMs: number;
-  /** Collections of a session page's JavaScript heap asked for so far (see {@link SESSION_COLLECT_EVERY}). */
+  /** Collections of a session page's JavaScript heap done so far (see {@link SESSION_COLLECT_EVERY}). */
   sessionCollections = 0;
 
   constructor(private readonly options: BrowserFetcherOptions) {
@@ -436,8 +436,7 @@ export class BrowserFetcher implements Fetcher {
           setup.fetches += 1;
           // Sent, not awaited: the renderer collects while the page waits for the session's next fetch.
           if (session && setup.fetches % SESSION_COLLECT_EVERY === 0) {
-            this.sessionCollections += 1;
-            setup.cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+            setup.cdp.send('HeapProfiler.collectGarbage').then(() => { this.sessionCollections += 1; }, () => undefined);
           }
         }
       });

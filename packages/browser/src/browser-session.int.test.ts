@@ -4,7 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { TrawlError } from '@trawl/api-schema';
 import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, type EgressRoute, type ProxyEndpoint } from '@trawl/scrape-engine';
-import { FixtureSite } from '@trawl/testing';
+import { FixtureSite, waitFor } from '@trawl/testing';
 import { BrowserFetcher, SESSION_COLLECT_EVERY, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
 
@@ -124,11 +124,12 @@ describe('BrowserFetcher sessions (the pages of one crawl)', () => {
   it("collects a session page's JavaScript heap after every SESSION_COLLECT_EVERY fetches, and never a page of no session", async () => {
     const before = fetcher.sessionCollections;
     for (let i = 0; i < 2 * SESSION_COLLECT_EVERY; i++) await fetcher.fetch(request('/cookie', { session: 'team-e:crawl-1' }));
-    expect(fetcher.sessionCollections - before).toBe(2);
+    // Counted once the browser has answered the collection (sent, not awaited, by the fetch).
+    await waitFor(() => fetcher.sessionCollections - before === 2, { what: 'two collections done' });
     for (let i = 0; i < SESSION_COLLECT_EVERY; i++) await fetcher.fetch(request('/cookie'));
-    expect(fetcher.sessionCollections - before).toBe(2);
     // The collected page serves the session's next page as before.
     expect((await fetcher.fetch(request('/cookie', { session: 'team-e:crawl-1' }))).text).toContain('rendered');
+    expect(fetcher.sessionCollections - before).toBe(2);
   });
 
   it('never reuses the context of a crashed page', async () => {

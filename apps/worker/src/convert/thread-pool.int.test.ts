@@ -76,8 +76,10 @@ describe('ThreadPool', () => {
     expect(p.threads).toBe(1);
   });
 
-  it('a busy thread is not ended by its idle time', async () => {
+  it('a thread that was idle and took a task is not ended by its idle time, and is once idle again', async () => {
     const p = pool(1, 50);
+    // The thread is idle after its first task, its idle time running; then it takes a task that waits.
+    expect(await p.run({ value: 1 }, signal())).toBe(2);
     const g = gate();
     const run = p.run({ value: 7, gate: g.gate }, signal());
     // A pool with the same idle time, idle after a task: once its thread has ended, the idle time has
@@ -88,5 +90,10 @@ describe('ThreadPool', () => {
     expect(p.threads).toBe(1);
     g.open();
     expect(await run).toBe(14);
+    await waitFor(() => p.threads === 0, { what: 'the thread, idle again, to end' });
+  });
+
+  it('idleMs 0 is the pool without idle ends: its threads start at once', async () => {
+    expect(pool(2, 0).threads).toBe(2);
   });
 });

@@ -13,8 +13,8 @@ export interface ThreadPoolOptions {
   crashCode?: 'SCRAPE_FAILED' | 'DOCUMENT_TOO_LARGE';
   /**
    * Threads start as tasks arrive (up to the pool's size) and end once idle this long (ms), for work
-   * that comes now and then: an idle thread holds its heap and its loaded modules. Unset: the pool's
-   * threads start at once and live until it closes.
+   * that comes now and then: an idle thread holds its heap and its loaded modules. Unset or 0: the
+   * pool's threads start at once and live until it closes.
    */
   idleMs?: number;
 }
@@ -50,13 +50,18 @@ export class ThreadPool<Q, R> {
   private readonly queue: Task<Q, R>[] = [];
   private nextId = 1;
   private closed = false;
+  /** `opts.idleMs` when positive: threads on demand, ended when idle. */
+  private readonly idleMs: number | undefined;
+  /** Threads ended for being idle and still exiting: `close` waits for them too. */
+  private readonly retiring = new Set<Promise<number>>();
 
   constructor(
     private readonly script: URL,
     private readonly size: number,
     private readonly opts: ThreadPoolOptions,
   ) {
-    if (opts.idleMs === undefined) for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    this.idleMs = opts.idleMs !== undefined && opts.idleMs > 0 ? opts.idleMs : undefined;
+    if (this.idleMs === undefined) for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   /** Threads running now (started and not yet ended). */
@@ -113,6 +118,7 @@ export class ThreadPool<Q, R> {
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
     this.slots.splice(i, 1);
+    clearTimeout(slot.idleTimer);
     const task = slot.task;
     slot.task = undefined;
     void slot.worker.terminate();
@@ -123,16 +129,19 @@ export class ThreadPool<Q, R> {
         : TrawlError.from(err));
     }
     // On demand, pump starts the thread the queue needs.
-    if (!this.closed && this.opts.idleMs === undefined) this.slots.push(this.spawn());
+    if (!this.closed && this.idleMs === undefined) this.slots.push(this.spawn());
     this.pump();
   }
 
   /** Ends a thread that has been idle for `idleMs`. */
   private retire(slot: Slot<Q, R>): void {
+    slot.idleTimer = undefined;
     const i = this.slots.indexOf(slot);
     if (i < 0 || slot.task) return;
     this.slots.splice(i, 1);
-    void slot.worker.terminate();
+    const exiting = slot.worker.terminate();
+    this.retiring.add(exiting);
+    void exiting.finally(() => this.retiring.delete(exiting));
   }
 
   private abortError(signal: AbortSignal): TrawlError {
@@ -163,7 +172,7 @@ export class ThreadPool<Q, R> {
       this.slots.push(slot);
       this.assign(slot, this.queue.shift()!);
     }
-    const idleMs = this.opts.idleMs;
+    const idleMs = this.idleMs;
     if (idleMs === undefined) return;
     for (const slot of this.slots) {
       if (slot.task || slot.idleTimer) continue;
@@ -187,6 +196,6 @@ export class ThreadPool<Q, R> {
       clearTimeout(s.idleTimer);
       s.task?.reject(closing());
     }
-    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+    await Promise.all([...this.slots.splice(0).map((s) => s.worker.terminate()), ...this.retiring]);
   }
 }

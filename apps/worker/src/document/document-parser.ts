@@ -1,5 +1,5 @@
 import { parseDocument, type DocumentInput, type OcrEngine, type ParsedDocument } from '@trawl/documents';
-import { ThreadPool } from '../convert/thread-pool.js';
+import { ThreadPool, type ThreadPoolOptions } from '../convert/thread-pool.js';
 
 /** Server-side settings of every parse (the documents role's configuration). */
 export interface DocumentParserSettings {
@@ -78,7 +78,8 @@ export interface DocumentThreadData {
 export class ThreadedDocumentParser implements DocumentParser {
   private readonly pool: ThreadPool<DocumentParseRequest, ParsedDocument>;
 
-  constructor(threadScript: URL, size: number, data: DocumentThreadData, opts: { memoryMb: number; idleMs?: number | undefined }) {
+  /** `idleMs`: see {@link ThreadPoolOptions.idleMs} (unset or 0: the threads start at once and stay). */
+  constructor(threadScript: URL, size: number, data: DocumentThreadData, opts: { memoryMb: number; idleMs?: ThreadPoolOptions['idleMs'] }) {
     const { memoryMb, idleMs } = opts;
     this.pool = new ThreadPool(threadScript, size, {
       label: 'Document parsing',
