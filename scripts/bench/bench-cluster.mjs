@@ -1,10 +1,12 @@
 // Shared by the benchmarks that run the whole cluster in-process: numeric `--name value` arguments,
-// and an embedded Redis + worker + API with one unlimited team. Not a benchmark itself (no
+// and an embedded Redis + worker + API with one unlimited team; and by those that run it (or another
+// crawler) in a child process: `startChild`, `EMBEDDED_CHILD`, `pssBytes`. Not a benchmark itself (no
 // `.bench.mjs` suffix, so `npm run bench` does not run it).
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -71,4 +73,68 @@ export async function startArticleSite(count = 20) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return { origin: `http://127.0.0.1:${server.address().port}`, pages: pages.length, close: () => server.close() };
+}
+
+/**
+ * A child node process running `script` (with `env` added), which prints one JSON line with `bench: true`
+ * for each answer: `next()` resolves with the next one (rejects once the child has exited without it),
+ * `exited` with its exit code and signal. Its other output goes to stderr.
+ */
+export function startChild(script, env = {}) {
+  // A file, not `-e`: the worker's threads inherit the process's execArgv, where --input-type fails.
+  const file = join(mkdtempSync(join(tmpdir(), 'trawl-bench-child-')), 'child.mjs');
+  writeFileSync(file, script);
+  const child = spawn(process.execPath, [file], {
+    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = [];
+  let buf = '';
+  const waiters = [];
+  child.stdout.on('data', (d) => {
+    buf += d;
+    for (let i; (i = buf.indexOf('\n')) >= 0; ) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      // The child's own answers carry `bench`; anything else (logs) goes to stderr.
+      let msg;
+      try { msg = JSON.parse(line); } catch { msg = undefined; }
+      if (!msg?.bench) { process.stderr.write(line + '\n'); continue; }
+      lines.push(msg);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const exited = new Promise((r) => child.on('exit', (code, signal) => {
+    rmSync(dirname(file), { recursive: true, force: true });
+    r({ code, signal });
+  }));
+  const next = async () => {
+    while (lines.length === 0) {
+      const gone = await Promise.race([exited.then((e) => e), new Promise((r) => waiters.push(() => r(undefined)))]);
+      if (gone && lines.length === 0) throw new Error(`child exited (${JSON.stringify(gone)}) before answering`);
+    }
+    return lines.shift();
+  };
+  return { child, next, exited };
+}
+
+/**
+ * The script of a {@link startChild} running `npm start`'s embedded server (API, workers, a redis-server
+ * child): it answers `{url, key}` once up, its bootstrap team at concurrency BENCH_TEAM_CONCURRENCY with
+ * no rate limit to speak of; a line on its stdin stops it (answer `{stopped: true}`).
+ */
+export const EMBEDDED_CHILD = `
+const { startEmbedded } = await import(${JSON.stringify(join(ROOT, 'apps/cli/dist/embedded.js'))});
+const handle = await startEmbedded({ ...process.env });
+const team = await handle.api.teams.resolveKey(handle.apiKey);
+await handle.api.teams.update(team.id, { concurrency: Number(process.env.BENCH_TEAM_CONCURRENCY), ratePerMinute: 1_000_000 });
+console.log(JSON.stringify({ bench: true, url: handle.api.url, key: handle.apiKey }));
+process.stdin.on('data', async () => { await handle.stop(); console.log(JSON.stringify({ bench: true, stopped: true })); process.exit(0); });
+`;
+
+/** Proportional set size of a process (shared pages divided among the processes mapping them), bytes; undefined when unreadable. */
+export function pssBytes(pid) {
+  let rollup;
+  try { rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'); } catch { return undefined; }
+  const kb = /^Pss:\s+(\d+)\s+kB/m.exec(rollup)?.[1];
+  return kb === undefined ? undefined : Number(kb) * 1024;
 }

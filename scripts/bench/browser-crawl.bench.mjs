@@ -20,10 +20,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
+import { EMBEDDED_CHILD, ROOT, pssBytes, startChild } from './bench-cluster.mjs';
+
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
@@ -78,10 +79,7 @@ function tree(root) {
 }
 
 /** Proportional set size of a process (shared pages divided among their mappers), bytes; its RSS when unreadable. */
-const pssOf = (p) => {
-  const kb = /^Pss:\s+(\d+)\s+kB/m.exec(safeRead(`/proc/${p.pid}/smaps_rollup`))?.[1];
-  return kb === undefined ? p.rss : Number(kb) * 1024;
-};
+const pssOf = (p) => pssBytes(p.pid) ?? p.rss;
 
 /**
  * What a process of the tree is, for the peak's composition: `node` (the crawler's own process and any
@@ -139,44 +137,6 @@ async function freePort() {
   return port;
 }
 
-/** A child node process that prints one JSON line when ready; resolves with it and the child. */
-function startChild(script, env = {}) {
-  // A file, not `-e`: the worker's threads inherit the process's execArgv, where --input-type fails.
-  const file = join(mkdtempSync(join(tmpdir(), 'trawl-bench-child-')), 'child.mjs');
-  writeFileSync(file, script);
-  const child = spawn(process.execPath, [file], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = [];
-  let buf = '';
-  const waiters = [];
-  child.stdout.on('data', (d) => {
-    buf += d;
-    for (let i; (i = buf.indexOf('\n')) >= 0; ) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      // The child's own answers carry \`bench\`; anything else (logs) goes to stderr.
-      let msg;
-      try { msg = JSON.parse(line); } catch { msg = undefined; }
-      if (!msg?.bench) { process.stderr.write(line + '\n'); continue; }
-      lines.push(msg);
-      for (const w of waiters.splice(0)) w();
-    }
-  });
-  const exited = new Promise((r) => child.on('exit', (code, signal) => {
-    rmSync(dirname(file), { recursive: true, force: true });
-    r({ code, signal });
-  }));
-  const next = async () => {
-    while (lines.length === 0) {
-      const gone = await Promise.race([exited.then((e) => e), new Promise((r) => waiters.push(() => r(undefined)))]);
-      if (gone && lines.length === 0) throw new Error(`child exited (${JSON.stringify(gone)}) before answering`);
-    }
-    return lines.shift();
-  };
-  return { child, next, exited };
-}
-
 // --- Site --------------------------------------------------------------------------------------------
 
 const sitePort = await freePort();
@@ -193,18 +153,10 @@ for (let i = 0; ; i++) {
 
 // --- Trawl -------------------------------------------------------------------------------------------
 
-const TRAWL_CHILD = `
-const { startEmbedded } = await import(${JSON.stringify(join(ROOT, 'apps/cli/dist/embedded.js'))});
-const handle = await startEmbedded({ ...process.env });
-const team = await handle.api.teams.resolveKey(handle.apiKey);
-await handle.api.teams.update(team.id, { concurrency: Number(process.env.BENCH_TEAM_CONCURRENCY), ratePerMinute: 1_000_000 });
-console.log(JSON.stringify({ bench: true, url: handle.api.url, key: handle.apiKey }));
-process.stdin.on('data', async () => { await handle.stop(); console.log(JSON.stringify({ bench: true, stopped: true })); process.exit(0); });
-`;
 
 async function trawlCrawl() {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-browser-crawl-'));
-  const { child, next, exited } = startChild(TRAWL_CHILD, {
+  const { child, next, exited } = startChild(EMBEDDED_CHILD, {
     TRAWL_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_TRAWL_LOG_LEVEL ?? 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
     BENCH_TEAM_CONCURRENCY: String(BROWSER_CONCURRENCY),
   });

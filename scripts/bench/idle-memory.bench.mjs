@@ -6,50 +6,27 @@
 //   baseline   TRAWL_DOCUMENT_THREAD_IDLE_MS=0: the document threads start with the worker and stay
 //   default    the threads start with the first document (none here) and end when idle
 //   node scripts/bench/idle-memory.bench.mjs [--pages 2000] [--rounds 2]
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, arg } from './bench-cluster.mjs';
+import { EMBEDDED_CHILD, ROOT, arg, pssBytes, startChild } from './bench-cluster.mjs';
 
 const PAGES = arg('pages', 2000);
 const ROUNDS = arg('rounds', 2);
 const { GeneratedSite } = await import(join(ROOT, 'packages/testing/dist/generated-site.js'));
 
-const CHILD = `
-const { startEmbedded } = await import(${JSON.stringify(join(ROOT, 'apps/cli/dist/embedded.js'))});
-const handle = await startEmbedded({ ...process.env });
-const team = await handle.api.teams.resolveKey(handle.apiKey);
-await handle.api.teams.update(team.id, { concurrency: 8, ratePerMinute: 1_000_000 });
-console.log(JSON.stringify({ bench: true, url: handle.api.url, key: handle.apiKey }));
-process.stdin.on('data', async () => { await handle.stop(); process.exit(0); });
-`;
-
-const pssMb = (pid) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+const pssMb = (pid) => (pssBytes(pid) ?? 0) / 1024 ** 2;
 const threadsOf = (pid) => Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 
 /** One embedded server with `env` added: its PSS settled after start, then over a crawl of `site`. */
 async function measure(site, env) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-idle-memory-'));
-  writeFileSync(join(dir, 'child.mjs'), CHILD);
-  const child = spawn(process.execPath, [join(dir, 'child.mjs')], {
-    cwd: ROOT,
-    env: {
-      ...process.env, TRAWL_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
-      TRAWL_CRAWL_HOST_RATE_PER_SEC: '0', ...env,
-    },
-    stdio: ['pipe', 'pipe', 'inherit'],
+  const { child, next, exited } = startChild(EMBEDDED_CHILD, {
+    TRAWL_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRAWL_ALLOW_PRIVATE_TARGETS: 'true',
+    TRAWL_CRAWL_HOST_RATE_PER_SEC: '0', BENCH_TEAM_CONCURRENCY: '8', ...env,
   });
   try {
-    const { url, key } = await new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-        const line = out.split('\n').find((l) => l.includes('"bench"'));
-        if (line) resolve(JSON.parse(line));
-      });
-      child.once('exit', (code) => reject(new Error(`the server exited (${code})`)));
-    });
+    const { url, key } = await next();
     // Settled: the threads started with the process have loaded their modules.
     await new Promise((r) => setTimeout(r, 8000));
     const idle = { pss: pssMb(child.pid), threads: threadsOf(child.pid) };
@@ -69,12 +46,13 @@ async function measure(site, env) {
     }
     clearInterval(sampler);
     if (status.status !== 'completed') throw new Error(`crawl ${status.status}`);
-    return { idle, peak, end: pssMb(child.pid), endThreads: threadsOf(child.pid), pages: status.completed };
+    const result = { idle, peak, end: pssMb(child.pid), endThreads: threadsOf(child.pid), pages: status.completed };
+    child.stdin.write('stop\n');
+    await next();
+    await exited;
+    return result;
   } finally {
-    if (child.exitCode === null) {
-      child.stdin.write('stop\n');
-      await new Promise((r) => child.once('exit', r));
-    }
+    if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 }
