@@ -89,6 +89,19 @@ describe('interceptRequests', () => {
     expect(fake.sent.at(-1)?.method).toBe('Fetch.disable');
   });
 
+  it("judges the browser's request for a site's favicon from that site: sent after the page moved on to another one, it is not that one's", async () => {
+    const fake = new FakeSession();
+    const blocker = new Blocker();
+    await interceptRequests(asSession(fake), { skipMedia: false, blockers: [blocker] });
+    fake.navigated('MAIN', 'https://news.example/a');
+    fake.pause('icon', 'https://ads.example/favicon.ico', 'Other');
+    fake.pause('declared', 'https://ads.example/icon.png?v=2', 'Other');
+    expect(blocker.asked).toEqual([
+      { url: 'https://ads.example/favicon.ico', sourceUrl: 'https://ads.example/', resourceType: 'other' },
+      { url: 'https://ads.example/icon.png?v=2', sourceUrl: 'https://news.example/a', resourceType: 'other' },
+    ]);
+  });
+
   it('with both, pauses every request: media skipped, ads blocked, the rest let go', async () => {
     const fake = new FakeSession();
     const interception = await interceptRequests(asSession(fake), { skipMedia: true, blockers: [new Blocker()] });

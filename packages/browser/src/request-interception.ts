@@ -201,6 +201,16 @@ async function trackFrames(cdp: PageProtocolSession): Promise<FrameMap> {
  * frame's own, or its nearest http(s) ancestor's (about:blank and srcdoc frames, where ad scripts like
  * to run, inherit their parent's origin); for an iframe's navigation, its parent's.
  */
+/** `<origin>/favicon.ico`, as the browser asks a site for its icon. */
+function isSiteFavicon(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.pathname === '/favicon.ico' && u.search === '';
+  } catch {
+    return false;
+  }
+}
+
 function describePaused(event: PausedRequest, frames: FrameMap): BlockQuery {
   const url = event.request.url;
   const documentUrl = (frameId: string | undefined): string => {
@@ -214,6 +224,10 @@ function describePaused(event: PausedRequest, frames: FrameMap): BlockQuery {
     if (event.frameId === frames.mainId) return { url, sourceUrl: '', resourceType: 'document' };
     return { url, sourceUrl: documentUrl(frames.get(event.frameId)?.parentId ?? frames.mainId), resourceType: 'subdocument' };
   }
+  // The browser's own request for a site's icon belongs to a document of the icon's origin, and it may
+  // leave after the frame has moved on to another site (a navigation right after the load): judged
+  // from the frame's document then, a site's own favicon looked third-party and was blocked.
+  if (event.resourceType === 'Other' && isSiteFavicon(url)) return { url, sourceUrl: `${new URL(url).origin}/`, resourceType: 'other' };
   const named = event.resourceType.toLowerCase();
   return {
     url, sourceUrl: documentUrl(frames.get(event.frameId) ? event.frameId : frames.mainId),
