@@ -39,6 +39,11 @@ describe('PageCache', () => {
     // The bytes are what is stored (the body is not encoded again): bytes of another text read back as that text.
     await cache.put(hex('v'), page(body, { bodyUtf8: Buffer.from('<p>the bytes</p>', 'utf8') }));
     expect((await cache.get(hex('v')))?.body).toBe('<p>the bytes</p>');
+    // With the bytes at hand, the body is never read (a page not decoded yet decodes it when read).
+    const lazy = page('', { bodyUtf8: Buffer.from(body, 'utf8') });
+    Object.defineProperty(lazy, 'body', { enumerable: true, get: () => { throw new Error('body read'); } });
+    expect(await cache.put(hex('w'), lazy)).toBe('stored');
+    expect(await cache.get(hex('w'))).toEqual(page(body));
   });
 
   it('refuses an entry over the entry limit', async () => {

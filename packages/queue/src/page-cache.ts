@@ -299,7 +299,8 @@ export class PageCache {
 
   /**
    * Compresses a page for a later {@link putEncoded}: a worker starts it as soon as the page is
-   * fetched, so the compression runs (on libuv's pool) while the page is converted, not after.
+   * fetched, so the compression runs (on libuv's pool) while the page is converted, not after. Reads
+   * the page (`bodyUtf8` included, copied) before it returns; `body` only without `bodyUtf8`.
    */
   async encode(page: CachedPage): Promise<EncodedPage> {
     return { value: await encode(page), stamp: String(page.cachedAt) };
@@ -466,9 +467,15 @@ function brotliOptions(quality: number, size: number): BrotliOptions {
 
 /** Layout before compression: u32 meta length, meta JSON, u32 body length, body UTF-8, screenshot bytes. */
 async function encode(page: CachedPage): Promise<Buffer> {
-  const { body, bodyUtf8, screenshot, ...rest } = page;
+  const { bodyUtf8, screenshot } = page;
+  // Every field but these three, in their order, without reading `body` (a page's text not decoded
+  // yet is decoded when read: `bodyUtf8` is the same text, and the one stored).
+  const rest: Record<string, unknown> = {};
+  for (const field of Object.keys(page)) {
+    if (field !== 'body' && field !== 'bodyUtf8' && field !== 'screenshot') rest[field] = page[field as keyof CachedPage];
+  }
   const meta = Buffer.from(JSON.stringify({ ...rest, ...(screenshot ? { screenshot: { ...screenshot, data: undefined } } : {}) }), 'utf8');
-  const text = bodyUtf8 ?? Buffer.from(body, 'utf8');
+  const text = bodyUtf8 ?? Buffer.from(page.body, 'utf8');
   const head = Buffer.alloc(4);
   head.writeUInt32BE(meta.length);
   const mid = Buffer.alloc(4);

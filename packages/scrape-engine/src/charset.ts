@@ -168,9 +168,11 @@ function decoderFor(encoding: string): InstanceType<typeof TextDecoder> {
  * a BOM), at about twice its speed on Node 20, whose UTF-8 decoder builds a page of HTML at some
  * 250 MB/s: pure ASCII as a one-byte string (a copy), anything else through ICU's transcoder to
  * UTF-16 and one copy into the string (0.3 against 0.6 ms for a 150 KB corpus article; scratch
- * timing). Every page a scrape fetches is decoded on the event loop, so this is the worker's.
+ * timing). A page's text is decoded here when its worker's event loop reads it (see `deferText`);
+ * the HTML conversion threads decode the pages they get as bytes the same way (apps/worker
+ * `html-thread.ts`, which does not load this package).
  */
-function decodeValidUtf8(bytes: Buffer): string {
+export function decodeValidUtf8(bytes: Buffer): string {
   if (isAscii(bytes)) return bytes.toString('latin1');
   const utf16 = transcode(bytes, 'utf8', 'ucs2');
   return utf16.toString('ucs2');
@@ -192,9 +194,16 @@ const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
  * `utf8`: the body's own bytes (after a BOM, a view, not a copy) when they are valid UTF-8, and so
  * exactly `text` encoded as UTF-8: whoever needs that (the page cache) need not encode `text` again.
  */
-export function decodeText(input: SniffCharsetInput): { text: string; charset: SniffedCharset; utf8?: Buffer } {
+export function decodeText(input: SniffCharsetInput): { text: string; charset: SniffedCharset; utf8?: Buffer };
+/**
+ * `deferUtf8`: a body of valid UTF-8 is not decoded here: `utf8` without `text` (its text is exactly
+ * those bytes decoded by {@link decodeValidUtf8}, whenever and on whatever thread someone needs it).
+ */
+export function decodeText(input: SniffCharsetInput, opts: { deferUtf8: true }): { text?: string; charset: SniffedCharset; utf8?: Buffer };
+export function decodeText(input: SniffCharsetInput, opts: { deferUtf8?: boolean } = {}): { text?: string; charset: SniffedCharset; utf8?: Buffer } {
   const charset = sniffCharset(input);
   const bytes = input.bytes.subarray(charset.bomLength);
   if (charset.encoding !== 'utf-8') return { text: decodeBytes(bytes, charset.encoding), charset };
+  if (opts.deferUtf8 === true && isUtf8(bytes)) return { charset, utf8: asBuffer(bytes) };
   return { ...decodeUtf8(bytes), charset };
 }

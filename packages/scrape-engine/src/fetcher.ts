@@ -58,7 +58,10 @@ export interface FetchResult {
   /** WHATWG name of the encoding used to decode `text` (e.g. `shift_jis`); absent for binary kinds. */
   charset?: string;
   kind: ContentKind;
-  /** Decoded body for html, xhtml, text, json and xml. */
+  /**
+   * Decoded body for html, xhtml, text, json and xml. The HTTP engine decodes a valid UTF-8 body when
+   * this is first read (see `undecodedUtf8`, for whoever can use the bytes instead).
+   */
   text?: string;
   /**
    * `text` encoded as UTF-8, when those are the body's own bytes (a valid UTF-8 body, without its

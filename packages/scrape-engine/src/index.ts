@@ -16,6 +16,7 @@ export {
   type SniffCharsetInput,
   type SniffedCharset,
 } from './charset.js';
+export { deferText, textHead, undecodedUtf8 } from './page-text.js';
 export { detectContentKind, isPdf, type DetectContentKindInput, type DetectedContentKind } from './content-kind.js';
 export { acceptLanguageFor, expandLanguages } from './accept-language.js';
 export { DEFAULT_USER_AGENT, HttpFetcher, type HttpFetcherOptions } from './http/http-fetcher.js';

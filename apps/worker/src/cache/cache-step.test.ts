@@ -2,9 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema, type Document } from '@trawl/api-schema';
 import { createLogger, createMetricsRegistry } from '@trawl/observability';
 import type { CachedPage, EncodedPage, PageCache } from '@trawl/queue';
-import type { FetchResult } from '@trawl/scrape-engine';
+import { deferText, undecodedUtf8, type FetchResult } from '@trawl/scrape-engine';
 import type { PageSource } from '../convert/page-source.js';
 import { createWorkerMetrics } from '../worker-metrics.js';
+import { cacheablePage } from '../scrape/fetch/http-stage.js';
 import { CacheStep } from './cache-step.js';
 
 const log = createLogger({ role: 'test', level: 'silent' });
@@ -24,13 +25,16 @@ function fetched(status = 200): PageSource {
   return { engine: 'http', page, proxyUsed: 'basic', creditsUsed: 1, cacheable };
 }
 
-/** A cache that records what it was given to encode. */
-function step(): { cacheStep: CacheStep; encoded: CachedPage[] } {
-  const encoded: CachedPage[] = [];
+/**
+ * A cache that records what it was given to encode, as it was when given: PageCache.encode reads the
+ * page (and copies its bytes) before it returns. Its `body` is not read when the bytes are there.
+ */
+function step(): { cacheStep: CacheStep; encoded: { page: CachedPage; bodyUtf8: Buffer | undefined }[] } {
+  const encoded: { page: CachedPage; bodyUtf8: Buffer | undefined }[] = [];
   const cache = {
-    encode: async (p: CachedPage): Promise<EncodedPage> => {
-      encoded.push(p);
-      return { value: Buffer.alloc(0), stamp: String(p.cachedAt) };
+    encode: (p: CachedPage): Promise<EncodedPage> => {
+      encoded.push({ page: p, bodyUtf8: p.bodyUtf8 });
+      return Promise.resolve({ value: Buffer.alloc(0), stamp: String(p.cachedAt) });
     },
   } as unknown as PageCache;
   const metrics = createWorkerMetrics(createMetricsRegistry({ role: 'test' }));
@@ -47,6 +51,24 @@ describe('CacheStep.prepare', () => {
     expect(encoded[0]!.bodyUtf8).toBe(bytes);
     expect(source.page.utf8).toBeUndefined();
     expect(source.cacheable?.bodyUtf8).toBeUndefined();
+  });
+
+  it('does not decode a page whose text is not decoded yet (the http stage\'s cacheable page)', () => {
+    const { cacheStep, encoded } = step();
+    const body = '<p>héllo ✓</p>'.repeat(100);
+    const page = {
+      requestedUrl: 'http://a.example/', url: 'http://a.example/', statusCode: 200, headers: {}, contentType: 'text/html',
+      kind: 'html', charset: 'utf-8', redirects: [], timings: { ttfbMs: 1, totalMs: 1 },
+    } as FetchResult;
+    deferText(page, Buffer.from(body, 'utf8'));
+    page.utf8 = undecodedUtf8(page);
+    const cacheable = cacheablePage(page, { engine: 'http', proxyUsed: 'basic', cachedAt: 1 })!;
+    cacheStep.prepare(scrapeRequestSchema.parse({ url: 'http://a.example/' }), { engine: 'http', page, proxyUsed: 'basic', creditsUsed: 1, cacheable });
+    expect(encoded[0]!.bodyUtf8?.toString('utf8')).toBe(body);
+    expect(undecodedUtf8(page)).toBeDefined();
+    // Still the page's text when read.
+    expect(cacheable.body).toBe(body);
+    expect(undecodedUtf8(page)).toBeUndefined();
   });
 
   it('drops the bytes of a page it may not store too', () => {

@@ -89,14 +89,14 @@ export class CacheStep {
    */
   prepare(request: ScrapeRequest, source: PageSource): void {
     const page = source.cacheable;
-    // The fetched bytes (FetchResult.utf8) serve this encoding only, which copies them at once: the
-    // job does not keep them past this step, used or not (a page of up to the response limit).
+    // The fetched bytes (FetchResult.utf8) serve this encoding only, which copies them before it
+    // returns (PageCache.encode): the job does not keep them past this step, used or not (a page of up
+    // to the response limit; a page not decoded yet keeps its own until its text is read).
     // (Set to undefined, not deleted: a deleted property would turn these hot objects into slow ones.)
-    const bytes = page?.bodyUtf8;
-    if (page) page.bodyUtf8 = undefined;
     source.page.utf8 = undefined;
-    if (!this.deps.cache || !page || !mayStore(request, page.statusCode)) return;
-    const encoding = this.deps.cache.encode(bytes ? { ...page, bodyUtf8: bytes } : page);
+    const encoding = this.deps.cache && page && mayStore(request, page.statusCode) ? this.deps.cache.encode(page) : undefined;
+    if (page) page.bodyUtf8 = undefined;
+    if (!encoding) return;
     encoding.catch(() => undefined); // a failure is reported by store, which awaits it
     this.encoding.set(source, encoding);
   }

@@ -2,8 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import { TrawlError, redactUrl, type Document, type DocumentMetadata, type ScrapeRequest } from '@trawl/api-schema';
 import type { HtmlPipelineFormats, HtmlPipelineResult } from '@trawl/html';
 import type { CachedDocumentFacts } from '@trawl/queue';
-import type { FetchResult } from '@trawl/scrape-engine';
-import type { ConversionPriority, HtmlConverter } from './html-converter.js';
+import { undecodedUtf8, type FetchResult } from '@trawl/scrape-engine';
+import type { ConversionPriority, HtmlConverter, HtmlInput } from './html-converter.js';
 import type { PageSource } from './page-source.js';
 
 function escapeHtml(s: string): string {
@@ -22,6 +22,12 @@ export function textFormats(f: HtmlPipelineFormats, page: FetchResult): Partial<
   return out;
 }
 
+/** A fetched page's HTML for a converter: its bytes while its text is not decoded (see {@link HtmlInput}). */
+export function htmlInputOf(page: FetchResult): HtmlInput {
+  const utf8 = undecodedUtf8(page);
+  return utf8 ? { utf8, text: () => page.text ?? '' } : page.text ?? '';
+}
+
 /**
  * The formats of a fetched page: HTML through the pipeline, text kinds as they are. `formats` are
  * what the request's transformers read (plus `links` for crawl discovery); `onlyMainContent`
@@ -34,7 +40,7 @@ export function convertPage(
   switch (page.kind) {
     case 'html':
     case 'xhtml': {
-      return converter.convert(page.text ?? '', {
+      return converter.convert(htmlInputOf(page), {
         url: page.url,
         formats,
         onlyMainContent: opts.onlyMainContent ?? request.onlyMainContent,

@@ -45,6 +45,22 @@ describe('threaded HTML conversion', () => {
     expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(PAGE, OPTS), timings: {} });
   });
 
+  it('a page not decoded yet goes to the thread as its bytes, decoded there exactly as here, and is not decoded here', async () => {
+    // Valid UTF-8 (as a fetched page's bytes): the lone surrogate of PAGE would not survive encoding.
+    const text = PAGE.replace('stray \ud83d half', 'stray half');
+    let decodedHere = 0;
+    const bytes = { utf8: Buffer.from(text, 'utf8'), text: () => { decodedHere++; return text; } };
+    const out = await converter().convert(bytes, OPTS, new AbortController().signal);
+    expect(decodedHere).toBe(0);
+    expect({ ...out, timings: {} }).toEqual({ ...runHtmlPipeline(text, OPTS), timings: {} });
+    // The page keeps its own bytes (the thread got a copy).
+    expect(bytes.utf8.toString('utf8')).toBe(text);
+    // Converted inline, it is decoded here.
+    const inline = converter({ idleInlineMaxMs: 60_000 });
+    expect({ ...(await inline.convert(bytes, OPTS, new AbortController().signal)), timings: {} }).toEqual({ ...out, timings: {} });
+    expect(decodedHere).toBe(1);
+  });
+
   it('a conversion cut off by its deadline rejects with its reason, and the next one runs on a fresh thread', async () => {
     const c = converter();
     const deadline = new AbortController();

@@ -10,29 +10,46 @@ import { ThreadPool } from './thread-pool.js';
  */
 export type ConversionPriority = 'latency' | 'throughput';
 
+/**
+ * A page's HTML not decoded yet (a fetched page's `undecodedUtf8`): its bytes, valid UTF-8 without a
+ * BOM, and its text, decoded on this thread when called (the page's own `text`, decoded once for
+ * whoever reads it). A conversion thread gets a copy of the bytes and decodes them there: the page is
+ * then neither decoded on the event loop nor copied to the thread as text.
+ */
+export interface Utf8Html {
+  readonly utf8: Uint8Array;
+  text(): string;
+}
+
+/** The HTML a converter takes: text, or bytes not decoded yet. */
+export type HtmlInput = string | Utf8Html;
+
+function textOf(html: HtmlInput): string {
+  return typeof html === 'string' ? html : html.text();
+}
+
 /** Runs the HTML pipeline for a job; the threaded form keeps CPU work off the event loop. */
 export interface HtmlConverter {
   /** `priority` defaults to `latency`. */
-  convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority?: ConversionPriority): Promise<HtmlPipelineResult>;
+  convert(html: HtmlInput, opts: HtmlPipelineOptions, signal: AbortSignal, priority?: ConversionPriority): Promise<HtmlPipelineResult>;
   close(): Promise<void>;
 }
 
 /** Runs the pipeline on the calling thread (tests, and a one-off CLI scrape). */
 export class InlineHtmlConverter implements HtmlConverter {
-  async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
+  async convert(html: HtmlInput, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
     signal.throwIfAborted();
-    return runHtmlPipeline(rawHtml, opts);
+    return runHtmlPipeline(textOf(html), opts);
   }
   async close(): Promise<void> {}
 }
 
-/** The request a conversion thread (`html-thread.ts`) receives. */
-export interface HtmlThreadRequest {
-  rawHtml: string;
+/** The request a conversion thread (`html-thread.ts`) receives: the page as text, or as UTF-8 bytes (transferred). */
+export type HtmlThreadRequest = ({ rawHtml: string } | { utf8: Uint8Array }) & {
   opts: HtmlPipelineOptions;
   /** Report the pipeline's own time (hop timing is on): the rest of the round trip is the hand-off. */
   timed?: boolean;
-}
+};
 
 /** What a conversion thread answers. */
 export interface HtmlThreadReply {
@@ -42,9 +59,9 @@ export interface HtmlThreadReply {
 }
 
 /**
- * Pages up to this many characters are converted on the calling thread: their conversion takes less
- * than handing them to a thread and back (structured clone both ways, a thread wake-up), and cannot
- * run long enough to matter to the event loop.
+ * Pages up to this many characters (bytes, for a page not decoded yet) are converted on the calling
+ * thread: their conversion takes less than handing them to a thread and back (structured clone both
+ * ways, a thread wake-up), and cannot run long enough to matter to the event loop.
  */
 export const INLINE_CONVERSION_MAX_CHARS = 16 * 1024;
 
@@ -129,10 +146,12 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     this.jobsRunning = opts.jobsRunning ?? (() => 0);
   }
 
-  async convert(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal, priority: ConversionPriority = 'latency'): Promise<HtmlPipelineResult> {
-    if (rawHtml.length <= (priority === 'latency' ? this.inlineMaxChars : this.throughputInlineMaxChars)) {
+  async convert(html: HtmlInput, opts: HtmlPipelineOptions, signal: AbortSignal, priority: ConversionPriority = 'latency'): Promise<HtmlPipelineResult> {
+    // Bytes count for characters: never fewer, and as many for the markup that makes most of a page.
+    const size = typeof html === 'string' ? html.length : html.utf8.length;
+    if (size <= (priority === 'latency' ? this.inlineMaxChars : this.throughputInlineMaxChars)) {
       signal.throwIfAborted();
-      return runHtmlPipeline(rawHtml, opts);
+      return runHtmlPipeline(textOf(html), opts);
     }
     this.active++;
     try {
@@ -142,12 +161,12 @@ export class ThreadedHtmlConverter implements HtmlConverter {
       // cpu --site jena`, same-window A/B). And only while no other scrape runs: with others in flight the
       // event loop is their bottleneck, and the thread converts on the other core (sync scrapes, 8 in
       // flight: main thread -0.9 ms a request, throughput x1.23, same-window A/B of a scratch driver; 1 in flight unchanged).
-      if (priority === 'latency' && this.active === 1 && this.jobsRunning() <= 1 && this.idleInlineMaxMs > 0 && rawHtml.length <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
+      if (priority === 'latency' && this.active === 1 && this.jobsRunning() <= 1 && this.idleInlineMaxMs > 0 && size <= IDLE_INLINE_MAX_CHARS && performance.now() >= this.idleInlineAfter) {
         signal.throwIfAborted();
-        const result = this.convertWatched(rawHtml, opts);
+        const result = this.convertWatched(textOf(html), opts);
         if (result) return result;
       }
-      return await this.convertInThread(rawHtml, opts, signal);
+      return await this.convertInThread(html, opts, signal);
     } finally {
       this.active--;
     }
@@ -172,10 +191,23 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     }
   }
 
-  private async convertInThread(rawHtml: string, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
-    if (!hopTimingOn()) return (await this.pool.run({ rawHtml, opts }, signal)).result;
+  /**
+   * Bytes not decoded yet go as a copy the thread owns (transferred, not cloned): a copy, because the
+   * page keeps its own for whoever reads its text here later (a few microseconds for a large page).
+   */
+  private async convertInThread(html: HtmlInput, opts: HtmlPipelineOptions, signal: AbortSignal): Promise<HtmlPipelineResult> {
+    let page: { rawHtml: string } | { utf8: Uint8Array };
+    const transfer: ArrayBuffer[] = [];
+    if (typeof html === 'string') page = { rawHtml: html };
+    else {
+      const utf8 = new Uint8Array(html.utf8.length);
+      utf8.set(html.utf8);
+      page = { utf8 };
+      transfer.push(utf8.buffer);
+    }
+    if (!hopTimingOn()) return (await this.pool.run({ ...page, opts }, signal, transfer)).result;
     const t0 = performance.now();
-    const reply = await this.pool.run({ rawHtml, opts, timed: true }, signal);
+    const reply = await this.pool.run({ ...page, opts, timed: true }, signal, transfer);
     recordHop('worker:html-pipeline', reply.ms ?? 0);
     recordHop('worker:html-thread-handoff', performance.now() - t0 - (reply.ms ?? 0));
     return reply.result;

@@ -2,6 +2,7 @@ import { TrawlError, type MapRequest } from '@trawl/api-schema';
 import { CrawlScope, rankLinks, type RobotsRules } from '@trawl/crawl';
 import type { Fetcher } from '@trawl/scrape-engine';
 import type { HtmlConverter } from '../convert/html-converter.js';
+import { htmlInputOf } from '../convert/build-document.js';
 import { DEFAULT_ROBOTS_USER_AGENT, type SiteDiscovery } from './site-discovery.js';
 
 /** The 408 of a map that found nothing in time; clients match the start of its message. */
@@ -129,7 +130,7 @@ export class MapRunner {
       url: link.url, signal, maxBytes: this.opts.maxResponseBytes, ...(request.headers ? { headers: request.headers } : {}),
     });
     if (page.kind !== 'html' && page.kind !== 'xhtml') return [];
-    const result = await this.opts.converter.convert(page.text ?? '', { url: page.url, formats: { links: true } }, signal);
+    const result = await this.opts.converter.convert(htmlInputOf(page), { url: page.url, formats: { links: true } }, signal);
     if (page.statusCode < 400) {
       if (result.metadata.title) link.title = result.metadata.title;
       if (result.metadata.description) link.description = result.metadata.description;

@@ -29,6 +29,18 @@ describe('isJavascriptShell', () => {
     const aside = `(${'An aside in parentheses that is visible text all the same. '.repeat(6)})`;
     expect(isJavascriptShell('<div id="root"></div><script></script>', aside)).toBe(false);
   });
+
+  it('reads the page (given as a function) only when its markdown leaves the question open', () => {
+    let reads = 0;
+    const page = (html: string) => () => {
+      reads++;
+      return html;
+    };
+    expect(isJavascriptShell(page('<div id="root"></div><script></script><p>text</p>'), 'Words of a real article. '.repeat(20))).toBe(false);
+    expect(reads).toBe(0);
+    expect(isJavascriptShell(page('<div id="root"></div><script src="/main.js"></script>'), '')).toBe(true);
+    expect(reads).toBe(1);
+  });
 });
 
 describe('isJavascriptShell against its four-pass form', () => {

@@ -65,6 +65,7 @@ const BOT_WALL_PREFILTER = new RegExp(
 export const BOT_WALL_SCAN_CHARS = 16 * 1024;
 
 /** Whether a response looks like an anti-bot refusal: 401/403/429, or a recognised challenge page. */
+/** `html`: the page, or at least its first {@link BOT_WALL_SCAN_CHARS} characters (`textHead`). */
 export function isBotWall(statusCode: number, html: string | undefined): boolean {
   if (BLOCKED_STATUSES.has(statusCode)) return true;
   if (!html) return false;
@@ -119,12 +120,15 @@ function hasVisibleText(markdown: string, min: number): boolean {
  * they run. It needs scripts and little text, and either an empty app mount point, a noscript
  * "enable JavaScript" notice, or next to no text at all.
  */
-export function isJavascriptShell(html: string, markdown: string): boolean {
-  // The script test first: it stops at the first script tag (or scans the page once), while the
-  // visible text is four passes over the markdown, each making a copy (skipped for an ordinary
-  // page, whose first lines show it has text: about 80 us of a sync scrape's event loop otherwise).
-  if (!SCRIPT_TAG.test(html) || hasVisibleText(markdown, SHELL_MAX_TEXT)) return false;
+export function isJavascriptShell(html: string | (() => string), markdown: string): boolean {
+  // The markdown first: an ordinary page's first lines show it has text (one pass, no copies), and
+  // its HTML is then never read (`html` as a function: a page converted in a thread is not decoded
+  // on this one). The visible text proper is four passes over the markdown, each making a copy:
+  // about 80 us of a sync scrape's event loop, spent only on pages with scripts and little text.
+  if (hasVisibleText(markdown, SHELL_MAX_TEXT)) return false;
+  const page = typeof html === 'string' ? html : html();
+  if (!SCRIPT_TAG.test(page)) return false;
   const text = visibleText(markdown);
   if (text.length >= SHELL_MAX_TEXT) return false;
-  return EMPTY_MOUNT.test(html) || NOSCRIPT_JS.test(html) || text.length < 40;
+  return EMPTY_MOUNT.test(page) || NOSCRIPT_JS.test(page) || text.length < 40;
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
 import { HttpFetcher } from './http-fetcher.js';
 import type { FetchRequest } from '../fetcher.js';
+import { undecodedUtf8 } from '../page-text.js';
 import { MapResolver, startServer, type LocalServer } from '@trawl/testing';
 
 const PAGE = '<!doctype html><html><head><title>t</title></head><body>compressed ok</body></html>';
@@ -234,6 +235,16 @@ describe('HttpFetcher responses', () => {
     const r = await get(path);
     expect(r.charset).toBe(charset);
     expect(r.text).toContain(`<body>${text}</body>`);
+  });
+
+  it('leaves a valid UTF-8 body undecoded until its text is read; another encoding is decoded at once', async () => {
+    const json = await get('/json');
+    expect(undecodedUtf8(json)?.toString('utf8')).toBe('{"ok":"✓"}');
+    expect(json.text).toBe('{"ok":"✓"}');
+    expect(undecodedUtf8(json)).toBeUndefined();
+    const sjis = await get('/sjis-header');
+    expect(undecodedUtf8(sjis)).toBeUndefined();
+    expect(sjis.text).toContain('日本語のテキスト');
   });
 
   it('detects a PDF served as text/html and returns its bytes', async () => {

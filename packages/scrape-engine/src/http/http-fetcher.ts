@@ -3,6 +3,7 @@ import { TrawlError, redactUrl } from '@trawl/api-schema';
 import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import type { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { decodeText } from '../charset.js';
+import { deferText } from '../page-text.js';
 import { detectContentKind } from '../content-kind.js';
 import type { ContentKind, FetchRequest, FetchResult, Fetcher } from '../fetcher.js';
 import { mapProxyError, proxyStatusError } from '../proxy/map-proxy-error.js';
@@ -271,12 +272,15 @@ export class HttpFetcher implements Fetcher {
       timings: { ttfbMs, totalMs: 0 },
     };
     if (TEXTUAL_KINDS.has(kind)) {
+      // Valid UTF-8 is decoded when the text is first read (`deferText`): a page converted in a
+      // thread goes there as its bytes, and is never decoded on this event loop.
       const decoded = decodeText({
         bytes,
         kind,
         ...(contentType.charset === undefined ? {} : { headerCharset: contentType.charset }),
-      });
-      result.text = decoded.text;
+      }, { deferUtf8: true });
+      if (decoded.text !== undefined) result.text = decoded.text;
+      else if (decoded.utf8) deferText(result, decoded.utf8);
       result.charset = decoded.charset.encoding;
       if (decoded.utf8) result.utf8 = decoded.utf8;
     } else {

@@ -1,22 +1,48 @@
 import type { HtmlPipelineResult } from '@trawl/html';
 import { scrapeCredits, type CachedPage } from '@trawl/queue';
-import { acceptLanguageFor, type FetchResult } from '@trawl/scrape-engine';
+import { acceptLanguageFor, textHead, undecodedUtf8, type FetchResult } from '@trawl/scrape-engine';
 import type { PageSource } from '../../convert/page-source.js';
-import { isBotWall, isJavascriptShell, isSuccessStatus } from '../page-signals.js';
+import { BOT_WALL_SCAN_CHARS, isBotWall, isJavascriptShell, isSuccessStatus } from '../page-signals.js';
 import type { ScrapeContext, ScrapeDeps } from '../pipeline/context.js';
 import type { Handoff } from '../pipeline/handoff.js';
 import { documentTakeOver } from './document-takeover.js';
 import type { FetchStage, StageOutcome } from './fetch-stage.js';
 import { proxyFor } from './proxy.js';
 
-/** The page as the cache keeps it: text kinds only (documents are kept by the documents role). */
+/**
+ * The page as the cache keeps it: text kinds only (documents are kept by the documents role). A page
+ * not decoded yet keeps its `body` so: it is the page's text, read when read (the cache stores
+ * `bodyUtf8`, the same bytes, and does not read it).
+ */
 export function cacheablePage(page: FetchResult, facts: Pick<CachedPage, 'engine' | 'proxyUsed' | 'cachedAt' | 'timezone' | 'screenshot'>): CachedPage | undefined {
-  if (page.text === undefined || !['html', 'xhtml', 'text', 'json', 'xml'].includes(page.kind)) return undefined;
-  return {
+  if (!['html', 'xhtml', 'text', 'json', 'xml'].includes(page.kind)) return undefined;
+  const undecoded = undecodedUtf8(page) !== undefined;
+  if (!undecoded && page.text === undefined) return undefined;
+  const cached: CachedPage = {
     kind: 'page', url: page.url, statusCode: page.statusCode, contentType: page.contentType, contentKind: page.kind,
-    ...(page.charset ? { charset: page.charset } : {}), body: page.text, ...(page.utf8 ? { bodyUtf8: page.utf8 } : {}), ...facts,
+    ...(page.charset ? { charset: page.charset } : {}), body: undecoded ? '' : page.text!, ...(page.utf8 ? { bodyUtf8: page.utf8 } : {}), ...facts,
   };
+  if (undecoded) {
+    bodySources.set(cached, page);
+    Object.defineProperty(cached, 'body', BODY_ACCESSOR);
+  }
+  return cached;
 }
+
+/** Where the body of each cacheable page not decoded yet comes from: its fetched page's text. */
+const bodySources = new WeakMap<CachedPage, Pick<FetchResult, 'text'>>();
+
+/** One accessor for all of them (functions, not closures: one hidden class for every such object). */
+const BODY_ACCESSOR: PropertyDescriptor = {
+  get(this: CachedPage): string {
+    return bodySources.get(this)?.text ?? '';
+  },
+  set(this: CachedPage, value: string) {
+    bodySources.set(this, { text: value });
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 type HttpStageDeps = Pick<ScrapeDeps, 'http' | 'proxies' | 'maxResponseBytes' | 'browserFallback' | 'documentParsing'> & { now: () => number };
 
@@ -42,7 +68,7 @@ export class HttpStage implements FetchStage {
     });
     const toDocuments = documentTakeOver(request, page, 'basic', this.deps.documentParsing);
     if (toDocuments) return toDocuments;
-    if (this.deps.browserFallback && request.proxy === 'auto' && isBotWall(page.statusCode, htmlOf(page))) {
+    if (this.deps.browserFallback && request.proxy === 'auto' && isBotWall(page.statusCode, isHtml(page) ? textHead(page, BOT_WALL_SCAN_CHARS) ?? '' : undefined)) {
       ctx.log.info({ statusCode: page.statusCode }, 'blocked on the basic tier, retrying with the enhanced tier');
       return { kind: 'handoff', handoff: { queue: 'browser', reason: 'blocked' } };
     }
@@ -54,16 +80,17 @@ export class HttpStage implements FetchStage {
   }
 
   review(ctx: ScrapeContext, source: PageSource, converted: Partial<HtmlPipelineResult>): Handoff | undefined {
-    const html = htmlOf(source.page);
+    const { page } = source;
     // A non-2xx answer is final here: a site's 404 page often looks like a shell, and rendering it
     // would only find the same error (the `auto` proxy's bot-wall rule in `fetch` is the exception).
-    if (source.engine !== 'http' || !this.deps.browserFallback || html === undefined || !isSuccessStatus(source.page.statusCode)) return undefined;
-    if (!isJavascriptShell(html, converted.markdown ?? '')) return undefined;
+    if (source.engine !== 'http' || !this.deps.browserFallback || !isHtml(page) || !isSuccessStatus(page.statusCode)) return undefined;
+    // The page's text is read only when its markdown leaves the question open (see isJavascriptShell).
+    if (!isJavascriptShell(() => page.text ?? '', converted.markdown ?? '')) return undefined;
     ctx.log.info('page is a JavaScript shell, moving to the browser');
     return { queue: 'browser', reason: 'js-shell' };
   }
 }
 
-function htmlOf(page: FetchResult): string | undefined {
-  return page.kind === 'html' || page.kind === 'xhtml' ? page.text ?? '' : undefined;
+function isHtml(page: FetchResult): boolean {
+  return page.kind === 'html' || page.kind === 'xhtml';
 }
