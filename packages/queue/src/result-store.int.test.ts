@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
 import { redisPerFile, waitFor } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
-import { INLINE_RESULT_BYTES, ResultStore, type StoredResult } from './result-store.js';
+import { COMPRESS_RESULT_MIN_BYTES, INLINE_RESULT_BYTES, ResultStore, type StoredResult } from './result-store.js';
 import { ResultWaiter } from './result-waiter.js';
 
 const db = redisPerFile();
@@ -64,6 +64,43 @@ describe('result store: the document JSON a caller wrote already', () => {
     const failed: StoredResult = { ...result(randomUUID()), outcome: { ok: false, error: { code: 'SCRAPE_FAILED', message: 'x', retryable: false } } };
     await store.put(failed, { zeroDataRetention: false, documentJson });
     expect(await db.redis.get(keys.result(failed.jobId))).toBe(JSON.stringify(failed));
+  });
+});
+
+describe('result store: compressed results', () => {
+  it('keeps a large result compressed, reads it back, and reads results stored as plain JSON', async () => {
+    const { store, keys } = await setup();
+    const large = result(randomUUID());
+    (large.outcome as { document: Document }).document.markdown = 'Paragraphe répété, avec des accents ✓. '.repeat(200);
+    const json = JSON.stringify(large);
+    expect(json.length).toBeGreaterThan(COMPRESS_RESULT_MIN_BYTES);
+    await store.put(large, { zeroDataRetention: false });
+    const raw = await db.redis.getBuffer(keys.result(large.jobId));
+    expect([...raw!.subarray(0, 2)]).toEqual([0xff, 0x01]);
+    expect(raw!.length).toBeLessThan(Buffer.byteLength(json) / 2);
+    expect(await store.getWithJson(large.jobId)).toEqual({ result: large, json });
+    // Small and zero-data-retention results are kept as they are; so were all results before.
+    const zdr = { ...large, jobId: randomUUID() };
+    await store.put(zdr, { zeroDataRetention: true });
+    expect(await db.redis.get(keys.result(zdr.jobId))).toBe(JSON.stringify(zdr));
+    const older = { ...large, jobId: randomUUID() };
+    await db.redis.set(keys.result(older.jobId), JSON.stringify(older));
+    expect(await store.get(older.jobId)).toEqual(older);
+  });
+
+  it('announces a compressed result as JSON, and a waiter gets it either way', async () => {
+    const { store, waiter } = await setup();
+    const large = result(randomUUID());
+    // Too large to ride its announcement, and still larger than 64 KiB compressed (read off the event loop).
+    (large.outcome as { document: Document }).document.markdown = randomBytes(INLINE_RESULT_BYTES).toString('base64');
+    const waiting = waiter.wait(large.jobId, 60_000, { beforeSubmit: true });
+    const mid = result(randomUUID());
+    (mid.outcome as { document: Document }).document.markdown = 'y'.repeat(COMPRESS_RESULT_MIN_BYTES * 2);
+    const waitingMid = waiter.wait(mid.jobId, 60_000, { beforeSubmit: true });
+    await store.put(large, { zeroDataRetention: false });
+    await store.put(mid, { zeroDataRetention: false });
+    expect(await waiting).toEqual(large);
+    expect(await waitingMid).toEqual(mid);
   });
 });
 
