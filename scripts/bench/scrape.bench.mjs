@@ -10,8 +10,14 @@
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
 // BENCH_NO_LOCAL_RESULTS=1: the embedded row's outcomes reach the gateway through the results channel
 // instead of in-process (bench-cluster.mjs), for that change's A/B.
+// A third row, `floor`, is the least any HTTP API can do for the same answer: a bare node:http server
+// in this process (no framework, authentication, Redis, queue, cache or billing) that reads the JSON
+// body, fetches and converts the page inline and answers its markdown and metadata as JSON, to the same
+// client process. What it costs over the bare loop is the client's own HTTP round trip and JSON, which
+// no server can remove; what the cluster costs over it is the cluster's.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { ROOT, arg, startArticleSite, startBenchCluster } from './bench-cluster.mjs';
 import { startScrapeClient } from './scrape-client.mjs';
@@ -63,6 +69,24 @@ async function bare(n, parallel, first) {
   return { times, wallMs: performance.now() - t0 };
 }
 
+// The floor: see the header.
+const floor = createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const { url } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const r = await request(url);
+  const html = await r.body.text();
+  const out = runHtmlPipeline(html, { url, formats: { markdown: true } });
+  const json = JSON.stringify({ success: true, data: { markdown: out.markdown, metadata: { ...out.metadata, sourceURL: url, url, statusCode: r.statusCode } } });
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+});
+await new Promise((r) => floor.listen(0, '127.0.0.1', r));
+const floorUrl = `http://127.0.0.1:${floor.address().port}/v2/scrape`;
+function viaFloor(n, parallel, first) {
+  return client.run({ url: floorUrl, key: cluster.key, bodies: Array.from({ length: n }, (_, k) => body(first + k)), parallel });
+}
+
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -90,6 +114,7 @@ for (let i = 0; i < WARMUP; i++) {
   cluster.gatewayRunsLocally(i % 2 === 0);
   await viaCluster(1, 1, i);
   await bare(1, 1, i);
+  await viaFloor(1, 1, i);
 }
 const rows = [];
 const hops = new Map();
@@ -111,6 +136,7 @@ for (const parallel of [1, 8]) {
     return measure(fn, REQUESTS, parallel);
   };
   const b = await settled(bare);
+  const fl = await settled(viaFloor);
   cluster.gatewayRunsLocally(false);
   const q = await settled(viaCluster);
   cluster.gatewayRunsLocally(true);
@@ -118,7 +144,7 @@ for (const parallel of [1, 8]) {
   if (HOPS && parallel === 1) subscribe('trawl:hop', onHop);
   const c = await measure(viaCluster, REQUESTS, parallel);
   if (HOPS && parallel === 1) unsubscribe('trawl:hop', onHop);
-  rows.push({ parallel, bare: b, cluster: c, queued: q });
+  rows.push({ parallel, bare: b, cluster: c, queued: q, floor: fl });
 }
 
 const f = (x) => x.toFixed(1);
@@ -126,10 +152,16 @@ console.log(`\n## Scrape latency: cluster vs bare fetch + conversion (${REQUESTS
 console.log('| parallel | cluster | bare p50 ms | bare p95 ms | cluster p50 ms | cluster p95 ms | p50 ratio | bare req/s | cluster req/s | throughput ratio | bare CPU ms/req | cluster CPU ms/req (of it Redis) | CPU ratio |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  for (const [name, c] of [['embedded', r.cluster], ['queued', r.queued]]) {
+  for (const [name, c] of [['embedded', r.cluster], ['queued', r.queued], ['floor', r.floor]]) {
     const clusterCpu = c.cpuMs + c.redisCpuMs;
     console.log(`| ${r.parallel} | ${name} | ${f(r.bare.p50)} | ${f(r.bare.p95)} | ${f(c.p50)} | ${f(c.p95)} | ${(c.p50 / r.bare.p50).toFixed(2)}x | ${f(r.bare.throughput)} | ${f(c.throughput)} | ${(c.throughput / r.bare.throughput).toFixed(2)} | ${f(r.bare.cpuMs)} | ${f(clusterCpu)} (${f(c.redisCpuMs)}) | ${(clusterCpu / r.bare.cpuMs).toFixed(2)}x |`);
   }
+}
+console.log('\n`floor`: an HTTP server doing nothing but the work (see the header). The cluster against it:\n');
+console.log('| parallel | embedded / floor p50 | embedded / floor throughput | queued / floor p50 |');
+console.log('|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.parallel} | ${(r.cluster.p50 / r.floor.p50).toFixed(2)}x | ${(r.cluster.throughput / r.floor.throughput).toFixed(2)} | ${(r.queued.p50 / r.floor.p50).toFixed(2)}x |`);
 }
 if (HOPS) {
   console.log(`\n## Hops of a cluster scrape at one in flight (ms; per request: mean over ${REQUESTS} requests)\n`);
@@ -144,6 +176,7 @@ mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: site.pages, rows }, null, 2));
 
 client.close();
+floor.close();
 redis.disconnect();
 await cluster.close();
 site.close();
