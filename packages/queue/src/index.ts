@@ -45,7 +45,7 @@ export { WebhookSender, type WebhookSenderOptions, type WebhookSendOptions } fro
 export { WebhookOrder, isCrawlPageEvent, isCrawlTerminalEvent, type WebhookJobState, type WebhookOrderOptions } from './webhook-order.js';
 export { buildWebhookPayload, type WebhookEvent } from './build-webhook-payload.js';
 export { webhookRetryDelay, MAX_WEBHOOK_RETRY_AFTER_MS } from './webhook-retry-delay.js';
-export { ResultStore, type JobOutcome, type LocalResultDelivery, type StoredResult, type ResultStoreOptions } from './result-store.js';
+export { ResultStore, type JobOutcome, type LocalResultDelivery, type StoredCopy, type StoredResult, type ResultStoreOptions } from './result-store.js';
 export { DocumentBodyStore, type PutDocumentBodyOptions } from './document-body-store.js';
 export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type ParseUploadRecord, type ParseUploadState } from './parse-upload-store.js';
 export { ResultWaiter } from './result-waiter.js';

@@ -88,6 +88,27 @@ describe('result store: compressed results', () => {
     expect(await store.get(older.jobId)).toEqual(older);
   });
 
+  it('a copy started ahead of the put (beside a charge) is what it stores; a large result handed over is stored compressed after', async () => {
+    const { store, waiter, keys } = await setup();
+    const large = result(randomUUID());
+    const document = (large.outcome as { document: Document }).document;
+    document.markdown = 'Texte assez long, répété. '.repeat(300);
+    const documentJson = JSON.stringify(document);
+    const copy = store.storedCopy(large, { zeroDataRetention: false, documentJson });
+    await store.put(large, { zeroDataRetention: false, documentJson, copy });
+    expect([...(await db.redis.getBuffer(keys.result(large.jobId)))!.subarray(0, 2)]).toEqual([0xff, 0x01]);
+    expect(await store.getWithJson(large.jobId)).toEqual({ result: large, json: copy.json });
+    expect(copy.json).toBe(JSON.stringify(large));
+    store.deliverLocally(waiter);
+    const handed = { ...large, jobId: randomUUID() };
+    const waiting = waiter.wait(handed.jobId, 60_000, { beforeSubmit: true });
+    const { retained } = await store.put(handed, { zeroDataRetention: false, handOverFirst: true });
+    expect(await waiting).toBe(handed);
+    await retained;
+    expect([...(await db.redis.getBuffer(keys.result(handed.jobId)))!.subarray(0, 2)]).toEqual([0xff, 0x01]);
+    expect(await store.get(handed.jobId)).toEqual(handed);
+  });
+
   it('announces a compressed result as JSON, and a waiter gets it either way', async () => {
     const { store, waiter } = await setup();
     const large = result(randomUUID());

@@ -107,14 +107,14 @@ async function record(
   let answered: (() => void) | undefined;
   const after = handOver ? new Promise<void>((resolve) => { answered = resolve; }) : undefined;
   const pending = run?.cacheWrites?.(documentJson, after);
+  const stored = { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome };
+  // Stored for a caller elsewhere: compressed while the charge (and the cache writes) go out.
+  const copy = handOver ? undefined : deps.results.storedCopy(stored, { zeroDataRetention: job.zeroDataRetention, documentJson });
   try {
     // Charged durably before the outcome can be read.
     await Promise.all([handOver ? undefined : pending, credits > 0 ? deps.credits.charge(job.teamId, credits) : undefined]);
     // (Should its caller have gone meanwhile, put stores the outcome first, and the writes follow.)
-    const { retained } = await deps.results.put(
-      { jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(deps.now()).toISOString(), outcome },
-      { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson },
-    );
+    const { retained } = await deps.results.put(stored, { zeroDataRetention: job.zeroDataRetention, handOverFirst: true, replyTo: job.replyTo, documentJson, copy });
     return {
       ...(retained ? { retained: retained.catch((err: unknown) => log.warn({ err }, 'storing a delivered outcome failed: GET /v2/scrape/:id may not find it')) } : {}),
       ...(pending ? { pending } : {}),
