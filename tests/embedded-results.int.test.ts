@@ -90,8 +90,9 @@ describe('embedded mode: a sync scrape\'s outcome reaches its request in-process
     expect(body.data.viaJson).toBe(true);
     expect(body.data.markdown).toContain('never crosses the results channel');
     // The same text as the stored document, written out whole: nothing was dropped or reordered.
-    const stored = await cluster.worker!.results.get(body.data.metadata.scrapeId);
-    expect(text).toBe(JSON.stringify({ success: true, data: (stored!.outcome as { document: unknown }).document }));
+    // Written right after the answer.
+    const stored = await waitFor(() => cluster.worker!.results.get(body.data.metadata.scrapeId), { timeoutMs: 5000, what: 'the stored outcome' });
+    expect(text).toBe(JSON.stringify({ success: true, data: (stored.outcome as { document: unknown }).document }));
   });
 
   it('reads nothing a fresh run already knows: no credit read after the rate limit\'s, no start reads in the worker', async () => {

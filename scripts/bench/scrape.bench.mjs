@@ -70,16 +70,23 @@ async function bare(n, parallel, first) {
 }
 
 // The floor: see the header.
-const floor = createServer(async (req, res) => {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const { url } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  const r = await request(url);
-  const html = await r.body.text();
-  const out = runHtmlPipeline(html, { url, formats: { markdown: true } });
-  const json = JSON.stringify({ success: true, data: { markdown: out.markdown, metadata: { ...out.metadata, sourceURL: url, url, statusCode: r.statusCode } } });
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
+const floor = createServer((req, res) => {
+  (async () => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const { url } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const r = await request(url);
+    const html = await r.body.text();
+    const out = runHtmlPipeline(html, { url, formats: { markdown: true } });
+    return JSON.stringify({ success: true, data: { markdown: out.markdown, metadata: { ...out.metadata, sourceURL: url, url, statusCode: r.statusCode } } });
+  })().then((json) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+  }, (err) => {
+    // The client fails the run on any answer without `success`.
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ success: false, error: String(err) }));
+  });
 });
 await new Promise((r) => floor.listen(0, '127.0.0.1', r));
 const floorUrl = `http://127.0.0.1:${floor.address().port}/v2/scrape`;

@@ -1,4 +1,4 @@
-import { envInt } from './env-fields.js';
+import { envBoolean, envInt } from './env-fields.js';
 
 /**
  * Queue environment read by both sides: the API admits scrapes and batch pages, the workers admit
@@ -11,4 +11,10 @@ export const queueEnv = {
   TRAWL_BACKLOG_CAP: envInt(10_000, { min: 1 }),
   /** How long finished scrape results can be fetched again, seconds. Default 86400. */
   TRAWL_RESULT_RETENTION_SEC: envInt(86_400, { min: 60 }),
+  /**
+   * Store results of 2 K characters of JSON and more compressed. Default true. Earlier versions read
+   * only plain results: `false` while processes of an earlier version still read results (a rolling
+   * upgrade of a split deployment), or upgrade the API first.
+   */
+  TRAWL_RESULT_COMPRESSION: envBoolean(true),
 };

@@ -19,7 +19,7 @@
  * | `<p>:adm:teams` | set of team ids with admitted or waiting jobs | Admission (reaper) |
  * | `<p>:adm:reaper` | lock string | Admission reaper |
  * | `<p>:{t:ID}:last-success` | string ISO time | ResultStore |
- * | `<p>:result:<jobId>` | string JSON, expires | ResultStore |
+ * | `<p>:result:<jobId>` | string JSON, or 0xff 0x01 + brotli(JSON) from 2 K characters on; expires | ResultStore |
  * | `<p>:results` | pub/sub channel of finished job ids | ResultStore |
  * | `<p>:docbody:<jobId>` | string bytes of a fetched or uploaded document waiting for the documents role, expires | DocumentBodyStore |
  * | `<p>:{u:REF}:upload` | hash: teamId, tokenHash (sha256 of the URL token), filename, mimeType, jobId, state (pending, uploading, stored), size, expiresAt (ms); expires (expiresAt + grace; upload end + keep time) | ParseUploadStore |

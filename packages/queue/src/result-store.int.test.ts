@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
 import { redisPerFile, waitFor } from '@trawl/testing';
 import { RedisKeys } from './redis-keys.js';
-import { COMPRESS_RESULT_MIN_BYTES, INLINE_RESULT_BYTES, ResultStore, type StoredResult } from './result-store.js';
+import { COMPRESS_RESULT_MIN_CHARS, INLINE_RESULT_BYTES, ResultStore, type StoredResult } from './result-store.js';
 import { ResultWaiter } from './result-waiter.js';
 
 const db = redisPerFile();
@@ -73,7 +73,7 @@ describe('result store: compressed results', () => {
     const large = result(randomUUID());
     (large.outcome as { document: Document }).document.markdown = 'Paragraphe répété, avec des accents ✓. '.repeat(200);
     const json = JSON.stringify(large);
-    expect(json.length).toBeGreaterThan(COMPRESS_RESULT_MIN_BYTES);
+    expect(json.length).toBeGreaterThan(COMPRESS_RESULT_MIN_CHARS);
     await store.put(large, { zeroDataRetention: false });
     const raw = await db.redis.getBuffer(keys.result(large.jobId));
     expect([...raw!.subarray(0, 2)]).toEqual([0xff, 0x01]);
@@ -86,6 +86,21 @@ describe('result store: compressed results', () => {
     const older = { ...large, jobId: randomUUID() };
     await db.redis.set(keys.result(older.jobId), JSON.stringify(older));
     expect(await store.get(older.jobId)).toEqual(older);
+    expect(await store.has(older.jobId)).toBe(true);
+    expect(await store.has(randomUUID())).toBe(false);
+    // A later format is refused, not misread.
+    const later = randomUUID();
+    await db.redis.set(keys.result(later), Buffer.from([0xff, 0x02, 1, 2, 3]));
+    await expect(store.get(later)).rejects.toThrow('unknown stored result version');
+  });
+
+  it('with compression off (an earlier version still reading), stores every result as JSON', async () => {
+    const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
+    const store = new ResultStore(db.redis, keys, { compress: false });
+    const large = result(randomUUID());
+    (large.outcome as { document: Document }).document.markdown = 'z'.repeat(COMPRESS_RESULT_MIN_CHARS * 2);
+    await store.put(large, { zeroDataRetention: false, copy: store.storedCopy(large, { zeroDataRetention: false }) });
+    expect(await db.redis.get(keys.result(large.jobId))).toBe(JSON.stringify(large));
   });
 
   it('a copy started ahead of the put (beside a charge) is what it stores; a large result handed over is stored compressed after', async () => {
@@ -116,7 +131,7 @@ describe('result store: compressed results', () => {
     (large.outcome as { document: Document }).document.markdown = randomBytes(INLINE_RESULT_BYTES).toString('base64');
     const waiting = waiter.wait(large.jobId, 60_000, { beforeSubmit: true });
     const mid = result(randomUUID());
-    (mid.outcome as { document: Document }).document.markdown = 'y'.repeat(COMPRESS_RESULT_MIN_BYTES * 2);
+    (mid.outcome as { document: Document }).document.markdown = 'y'.repeat(COMPRESS_RESULT_MIN_CHARS * 2);
     const waitingMid = waiter.wait(mid.jobId, 60_000, { beforeSubmit: true });
     await store.put(large, { zeroDataRetention: false });
     await store.put(mid, { zeroDataRetention: false });

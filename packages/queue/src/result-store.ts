@@ -35,7 +35,7 @@ export interface LocalResultDelivery {
   /** Someone in this process waits for the job. */
   waitsFor(jobId: string): boolean;
   /**
-   * Hands the outcome over: once it is written, or once it is sent (ResultStore.put's `handOverFirst`).
+   * Hands the outcome over: once it is written, or before (ResultStore.put's `handOverFirst`).
    * `documentJson`: `JSON.stringify` of its document, when the store had it (see {@link ResultStore.put}).
    */
   deliver(result: StoredResult<unknown>, documentJson?: string): void;
@@ -50,19 +50,28 @@ export interface LocalResultDelivery {
  * while nobody waits for it: after the answer of a result handed over in this process, beside the
  * job's charge otherwise ({@link ResultStore.storedCopy}).
  */
-export const COMPRESS_RESULT_MIN_BYTES = 2048;
+export const COMPRESS_RESULT_MIN_CHARS = 2048;
 
 /** First bytes of a compressed stored result: 0xff never starts JSON text (which a plain one is). */
 const PACKED_RESULT = Buffer.from([0xff, 0x01]);
 
-/** Compressed results up to this size are decompressed on the calling thread (tens of microseconds). */
-const INLINE_DECOMPRESS_MAX_BYTES = 64 * 1024;
+/**
+ * Compressed results up to this size are decompressed on the calling thread (about 0.1 ms for 5 KiB,
+ * a 12 KiB result); larger ones, up to some 80 KiB of JSON, on libuv's pool.
+ */
+const INLINE_DECOMPRESS_MAX_BYTES = 16 * 1024;
 
 export interface ResultStoreOptions {
   /** How long results are kept, seconds. Default 86400 (24 h). */
   retentionSec?: number;
   /** How long a zero-data-retention result stays for its waiting caller, seconds. Default 60. */
   zdrRetentionSec?: number;
+  /**
+   * Store results of {@link COMPRESS_RESULT_MIN_CHARS} and more compressed. Default true. Every version
+   * since reads both forms; earlier ones read plain results only (`TRAWL_RESULT_COMPRESSION=false`
+   * while such processes run).
+   */
+  compress?: boolean;
 }
 
 /** A result's stored form, started ahead of its {@link ResultStore.put} ({@link ResultStore.storedCopy}). */
@@ -80,6 +89,7 @@ export interface StoredCopy {
 export class ResultStore {
   private readonly retentionSec: number;
   private readonly zdrRetentionSec: number;
+  private readonly compress: boolean;
   private local: LocalResultDelivery | undefined;
 
   constructor(
@@ -89,6 +99,7 @@ export class ResultStore {
   ) {
     this.retentionSec = opts.retentionSec ?? 86_400;
     this.zdrRetentionSec = opts.zdrRetentionSec ?? 60;
+    this.compress = opts.compress ?? true;
   }
 
   /**
@@ -104,7 +115,7 @@ export class ResultStore {
    * writes are compressed and sent right after the answer it leads to is written (the next check of
    * the event loop), so they normally land long before any request that answer leads to (the gateway
    * retains its own cache hits the same way); a large result (its compression on libuv's pool, see
-   * {@link COMPRESS_RESULT_MIN_BYTES}; megabytes being written), or a connection being re-established,
+   * {@link COMPRESS_RESULT_MIN_CHARS}; megabytes being written), or a connection being re-established,
    * can delay them, and a `GET /v2/scrape/:id` sent at once may then find nothing yet.
    * The put resolves with `retained`, which settles with the writes: their failure is its caller's to
    * report, not a failure of the put (the outcome was delivered). Ignored for a
@@ -142,12 +153,12 @@ export class ResultStore {
       local.deliver(result, documentJson);
       // Compressed and sent once the answer it leads to is written (setImmediate: after this turn's
       // microtasks, where the waiting request answers): the compression is not part of its wait.
-      const value = opts.copy?.value ?? new Promise<void>((resolve) => setImmediate(resolve)).then(() => storedValue(json, false));
+      const value = opts.copy?.value ?? new Promise<void>((resolve) => setImmediate(resolve)).then(() => storedValue(json, !this.compress));
       const written = value.then(write);
       written.catch(() => undefined); // reported by the caller, through `retained`
       return { retained: written };
     }
-    await (opts.copy?.value ?? storedValue(json, opts.zeroDataRetention)).then(write);
+    await (opts.copy?.value ?? storedValue(json, opts.zeroDataRetention || !this.compress)).then(write);
     if (announce && !inline) await this.redis.publish(channel, result.jobId);
     local?.deliver(result, documentJson);
     return {};
@@ -160,7 +171,7 @@ export class ResultStore {
    */
   storedCopy<T>(result: StoredResult<T>, opts: { zeroDataRetention: boolean; documentJson?: string | undefined }): StoredCopy {
     const json = resultJson(result, result.outcome.ok ? opts.documentJson : undefined);
-    const value = storedValue(json, opts.zeroDataRetention);
+    const value = storedValue(json, opts.zeroDataRetention || !this.compress);
     value.catch(() => undefined); // the put awaits it and reports it
     return { json, value };
   }
@@ -180,6 +191,11 @@ export class ResultStore {
    */
   deliverLocally(delivery: LocalResultDelivery | undefined): void {
     this.local = delivery;
+  }
+
+  /** Whether the job's outcome is stored (without reading it). */
+  async has(jobId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.result(jobId))) === 1;
   }
 
   async get<T = Document>(jobId: string): Promise<StoredResult<T> | null> {
@@ -203,9 +219,9 @@ export class ResultStore {
   }
 }
 
-/** What {@link ResultStore.put} stores for a result's JSON: compressed from {@link COMPRESS_RESULT_MIN_BYTES} on. */
-async function storedValue(json: string, zeroDataRetention: boolean): Promise<string | Buffer> {
-  if (zeroDataRetention || json.length < COMPRESS_RESULT_MIN_BYTES) return json;
+/** What {@link ResultStore.put} stores for a result's JSON: compressed from {@link COMPRESS_RESULT_MIN_CHARS} on. */
+async function storedValue(json: string, plain: boolean): Promise<string | Buffer> {
+  if (plain || json.length < COMPRESS_RESULT_MIN_CHARS) return json;
   const raw = Buffer.from(json, 'utf8');
   const packed = await brotliCompressAsync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
   return Buffer.concat([PACKED_RESULT, packed]);

@@ -55,11 +55,15 @@ describe('deferText', () => {
     expect(Object.keys(deferred(MIXED))).toContain('text');
   });
 
-  it('takes an assigned text in place of its bytes', () => {
+  it('takes an assigned text in place of its bytes, undefined too', () => {
     const page = deferred(MIXED);
     page.text = 'replaced';
     expect(page.text).toBe('replaced');
     expect(undecodedUtf8(page)).toBeUndefined();
+    const dropped = deferred(MIXED);
+    dropped.text = undefined;
+    expect(dropped.text).toBeUndefined();
+    expect(textHead(dropped, 10)).toBeUndefined();
   });
 
   it('textHead reads the head without decoding the page; after a read, from the text', () => {

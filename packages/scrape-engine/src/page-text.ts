@@ -9,16 +9,16 @@ interface DeferredText {
 
 const deferred = new WeakMap<FetchResult, DeferredText>();
 
-function readText(this: FetchResult): string {
+function readText(this: FetchResult): string | undefined {
   const state = deferred.get(this)!;
-  if (state.text === undefined) {
-    state.text = decodeValidUtf8(state.utf8!);
+  if (state.utf8 !== undefined) {
+    state.text = decodeValidUtf8(state.utf8);
     state.utf8 = undefined;
   }
   return state.text;
 }
 
-function writeText(this: FetchResult, value: string): void {
+function writeText(this: FetchResult, value: string | undefined): void {
   const state = deferred.get(this)!;
   state.text = value;
   state.utf8 = undefined;
@@ -26,7 +26,7 @@ function writeText(this: FetchResult, value: string): void {
 
 /**
  * One accessor for every deferred text (functions, not closures): V8 then gives every such result the
- * same hidden class, and the pipeline's reads of pages stay monomorphic.
+ * same hidden class (one more than a result decoded at once), and the pipeline's reads of pages stay fast.
  */
 const TEXT_ACCESSOR: PropertyDescriptor = { get: readText, set: writeText, enumerable: true, configurable: true };
 

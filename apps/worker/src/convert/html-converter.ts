@@ -200,7 +200,8 @@ export class ThreadedHtmlConverter implements HtmlConverter {
     const transfer: ArrayBuffer[] = [];
     if (typeof html === 'string') page = { rawHtml: html };
     else {
-      const utf8 = new Uint8Array(html.utf8.length);
+      // Not zero-filled, and not from Buffer's shared pool: an ArrayBuffer of its own, to transfer.
+      const utf8 = Buffer.allocUnsafeSlow(html.utf8.length);
       utf8.set(html.utf8);
       page = { utf8 };
       transfer.push(utf8.buffer);

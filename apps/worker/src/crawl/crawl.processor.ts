@@ -202,7 +202,7 @@ export class CrawlProcessor {
     opts: { what: string; zeroDataRetention: boolean; late: () => TrawlError },
     work: (cancel: AbortSignal) => Promise<Record<string, unknown>>,
   ): Promise<void> {
-    if (await this.deps.results.get(job.jobId)) return;
+    if (await this.deps.results.has(job.jobId)) return;
     const store = { zeroDataRetention: opts.zeroDataRetention, replyTo: job.replyTo };
     const put = (outcome: JobOutcome<Record<string, unknown>>) => this.deps.results.put({ jobId: job.jobId, teamId: job.teamId, finishedAt: new Date().toISOString(), outcome }, store);
     const cancel = await this.deps.cancellations.watch([job.jobId]);

@@ -64,8 +64,10 @@ const BOT_WALL_PREFILTER = new RegExp(
  */
 export const BOT_WALL_SCAN_CHARS = 16 * 1024;
 
-/** Whether a response looks like an anti-bot refusal: 401/403/429, or a recognised challenge page. */
-/** `html`: the page, or at least its first {@link BOT_WALL_SCAN_CHARS} characters (`textHead`). */
+/**
+ * Whether a response looks like an anti-bot refusal: 401/403/429, or a recognised challenge page.
+ * `html`: the page, or at least its first {@link BOT_WALL_SCAN_CHARS} characters (`textHead`).
+ */
 export function isBotWall(statusCode: number, html: string | undefined): boolean {
   if (BLOCKED_STATUSES.has(statusCode)) return true;
   if (!html) return false;

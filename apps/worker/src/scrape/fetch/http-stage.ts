@@ -18,19 +18,19 @@ export function cacheablePage(page: FetchResult, facts: Pick<CachedPage, 'engine
   if (!['html', 'xhtml', 'text', 'json', 'xml'].includes(page.kind)) return undefined;
   const undecoded = undecodedUtf8(page) !== undefined;
   if (!undecoded && page.text === undefined) return undefined;
-  const cached: CachedPage = {
-    kind: 'page', url: page.url, statusCode: page.statusCode, contentType: page.contentType, contentKind: page.kind,
-    ...(page.charset ? { charset: page.charset } : {}), body: undecoded ? '' : page.text!, ...(page.utf8 ? { bodyUtf8: page.utf8 } : {}), ...facts,
+  const fields = {
+    kind: 'page' as const, url: page.url, statusCode: page.statusCode, contentType: page.contentType, contentKind: page.kind,
+    ...(page.charset ? { charset: page.charset } : {}), ...(page.utf8 ? { bodyUtf8: page.utf8 } : {}), ...facts,
   };
-  if (undecoded) {
-    bodySources.set(cached, page);
-    Object.defineProperty(cached, 'body', BODY_ACCESSOR);
-  }
-  return cached;
+  if (!undecoded) return { ...fields, body: page.text! };
+  // The accessor added last: a data property turned into one would leave the object in V8's slow
+  // (dictionary) mode, and every such object would have a hidden class of its own.
+  bodySources.set(fields, page);
+  return Object.defineProperty(fields, 'body', BODY_ACCESSOR) as CachedPage;
 }
 
 /** Where the body of each cacheable page not decoded yet comes from: its fetched page's text. */
-const bodySources = new WeakMap<CachedPage, Pick<FetchResult, 'text'>>();
+const bodySources = new WeakMap<object, Pick<FetchResult, 'text'>>();
 
 /** One accessor for all of them (functions, not closures: one hidden class for every such object). */
 const BODY_ACCESSOR: PropertyDescriptor = {

@@ -7,11 +7,21 @@ import { finishJob } from './finish.js';
 
 type Deps = Parameters<typeof finishJob>[0];
 
+/** The result store's copy started ahead of a put: its JSON, as it is. */
+function storedCopy(result: unknown): { json: string; value: Promise<string> } {
+  const json = JSON.stringify(result);
+  return { json, value: Promise.resolve(json) };
+}
+
 /** Stand-ins of the ledger, the result store and the dispatcher that record what was asked of them, in order. */
 function recordingDeps(events: string[]): Deps {
   return {
     credits: { charge: async (_team: string, amount: number) => { events.push(`charge ${amount}`); return amount; } },
-    results: { put: async () => { events.push('put'); return {}; }, handsOverFirst: () => false },
+    results: {
+      put: async (_result: unknown, opts: { copy?: { json: string } }) => { events.push(opts.copy ? `put ${opts.copy.json.length}` : 'put'); return {}; },
+      handsOverFirst: () => false,
+      storedCopy,
+    },
     dispatcher: { release: async () => { events.push('release'); return true; } },
     documentBodies: { delete: async () => undefined },
     crawlPages: {},
@@ -49,7 +59,9 @@ describe('finishJob', () => {
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 1 } } as Document;
     const json: string[] = [];
     await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events, json) });
-    expect(events).toEqual(['cache writes registered', 'charge 1', 'cache writes sent', 'cache written', 'put', 'release']);
+    // Stored from the copy started with the charge (the outcome's JSON, prepared before it).
+    const stored = JSON.stringify({ jobId: job.jobId, teamId: job.teamId, finishedAt: new Date(0).toISOString(), outcome: { ok: true, document } });
+    expect(events).toEqual(['cache writes registered', 'charge 1', 'cache writes sent', 'cache written', `put ${stored.length}`, 'release']);
     expect(json).toEqual([JSON.stringify(document)]);
   });
 
@@ -59,6 +71,7 @@ describe('finishJob', () => {
     const deps = {
       ...recordingDeps(events),
       results: {
+        storedCopy,
         handsOverFirst: (jobId: string, opts: { zeroDataRetention: boolean }) => jobId === job.jobId && !opts.zeroDataRetention,
         put: async () => {
           events.push('handed over');
@@ -171,6 +184,6 @@ describe('finishJob', () => {
     const events: string[] = [];
     const document: Document = { metadata: { statusCode: 200, creditsUsed: 0 } } as Document;
     await finishJob(recordingDeps(events), job, { ok: true, document }, log, { finalUrl: 'https://example.com/', cacheWrites: cacheWrites(events) });
-    expect(events).toEqual(['cache writes registered', 'cache writes sent', 'cache written', 'put', 'release']);
+    expect(events.map((e) => e.replace(/^put \d+$/, 'put'))).toEqual(['cache writes registered', 'cache writes sent', 'cache written', 'put', 'release']);
   });
 });

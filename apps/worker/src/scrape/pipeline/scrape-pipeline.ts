@@ -105,7 +105,7 @@ export class ScrapePipeline {
 
   private async dedupe(ctx: PipelineContext): Promise<void> {
     const { job } = ctx;
-    const finished = job.crawl ? !(await this.deps.crawlPages.shouldRun(job)) : (await this.deps.results.get(job.jobId)) !== null;
+    const finished = job.crawl ? !(await this.deps.crawlPages.shouldRun(job)) : await this.deps.results.has(job.jobId);
     if (!finished) return;
     await this.deps.dispatcher.release(job.teamId, job.jobId);
     ctx.released = true;
