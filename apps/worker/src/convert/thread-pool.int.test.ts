@@ -47,6 +47,22 @@ function gate(): { gate: SharedArrayBuffer; open: () => void } {
 const signal = () => new AbortController().signal;
 
 describe('ThreadPool', () => {
+  it('a request that cannot be sent fails alone, also when it waited behind another; the thread goes on', async () => {
+    const p = pool(1);
+    await expect(p.run({ value: 1, fn: () => 1 } as unknown as Req, signal())).rejects.toThrow(/could not be cloned/);
+    expect(await p.run({ value: 2 }, signal())).toBe(4);
+    // Queued behind a held task: sent from the thread's reply handler, where a throw would end the process.
+    const held = gate();
+    const first = p.run({ value: 3, gate: held.gate }, signal());
+    const unsendable = p.run({ value: 4, fn: () => 1 } as unknown as Req, signal());
+    const after = p.run({ value: 5 }, signal());
+    held.open();
+    expect(await first).toBe(6);
+    await expect(unsendable).rejects.toThrow(/could not be cloned/);
+    expect(await after).toBe(10);
+    expect(p.threads).toBe(1);
+  });
+
   it('without idleMs, its threads start at once', async () => {
     const p = pool(2);
     expect(p.threads).toBe(2);

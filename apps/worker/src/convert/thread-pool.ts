@@ -162,10 +162,8 @@ export class ThreadPool<Q, R> {
 
   private pump(): void {
     for (const slot of this.slots) {
-      if (slot.task) continue;
-      const task = this.queue.shift();
-      if (!task) break;
-      this.assign(slot, task);
+      // A task that could not be sent leaves its thread free for the next one.
+      while (!slot.task && this.queue.length > 0) this.assign(slot, this.queue.shift()!);
     }
     while (this.queue.length > 0 && this.slots.length < this.size && !this.closed) {
       const slot = this.spawn();
@@ -181,11 +179,21 @@ export class ThreadPool<Q, R> {
     }
   }
 
+  /**
+   * Sends `task` to the thread. A request that cannot be sent (a value that cannot be cloned, a buffer
+   * already transferred) fails its task alone: the thread stays free, and nothing throws here, which
+   * runs from the threads' message handlers too (a throw there would end the process).
+   */
   private assign(slot: Slot<Q, R>, task: Task<Q, R>): void {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     slot.task = task;
-    slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+    try {
+      slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+    } catch (err) {
+      slot.task = undefined;
+      task.reject(TrawlError.from(err));
+    }
   }
 
   async close(): Promise<void> {
