@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Redis } from 'ioredis';
@@ -29,6 +29,11 @@ beforeAll(async () => {
   listener.on('pmessage', (_p: string, c: string, m: string) => replied.push(`${c}\t${m.split('\n')[0]!}`));
   await listener.subscribe(channel);
   await listener.psubscribe(`${channel}:to:*`);
+});
+// Each test starts embedded, as `npm start` runs (some switch to a gateway in its own process).
+afterEach(() => {
+  const worker = cluster.worker!;
+  cluster.api.runLocally(worker.localRunner, { results: worker.results, pageCache: worker.pageCache });
 });
 afterAll(async () => {
   listener.disconnect();
