@@ -100,9 +100,9 @@ async function record(
     return { ...(charged ? { charge: charged } : {}), ...(pending ? { pending } : {}) };
   }
   // A caller waiting in this process is answered before the outcome is written (ResultStore.put's
-  // `handOverFirst`; the write follows the answer): the stored copy that GET /v2/scrape/:id reads is awaited before the release,
-  // and so are the cache writes, registered now (reads of their entries in this process wait for
-  // them) and sent once the answer is written (see FinishRun.cacheWrites).
+  // `handOverFirst`; the write follows the answer): the stored copy that GET /v2/scrape/:id reads is
+  // awaited before the release, and so are the cache writes, registered now (reads of their entries
+  // in this process wait for them) and sent once the answer is written (see FinishRun.cacheWrites).
   const handOver = deps.results.handsOverFirst(job.jobId, { zeroDataRetention: job.zeroDataRetention });
   let answered: (() => void) | undefined;
   const after = handOver ? new Promise<void>((resolve) => { answered = resolve; }) : undefined;
