@@ -36,7 +36,7 @@ export interface QueueStackConfig {
   TRAWL_BACKLOG_CAP: number;
   /** Lifetime of finished results, seconds. */
   TRAWL_RESULT_RETENTION_SEC: number;
-  /** Store large results compressed (see ResultStoreOptions.compress). Default true. */
+  /** Store large results compressed (see ResultStoreOptions.compress). Default false. */
   TRAWL_RESULT_COMPRESSION?: boolean;
   /** First retry delay of a webhook delivery, ms. */
   TRAWL_WEBHOOK_BACKOFF_MS: number;
@@ -134,7 +134,7 @@ export function createQueueStack(config: QueueStackConfig, opts: QueueStackOptio
   });
   return {
     redis, keys, queues, admission, dispatcher, crawls, coordinator, notify, webhooks, monitorScheduler,
-    results: new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC, compress: config.TRAWL_RESULT_COMPRESSION ?? true }),
+    results: new ResultStore(redis, keys, { retentionSec: config.TRAWL_RESULT_RETENTION_SEC, compress: config.TRAWL_RESULT_COMPRESSION ?? false }),
     teams: new TeamStore(redis, keys),
     credits: new CreditLedger(redis, keys),
     tokens: new TokenLedger(redis, keys),

@@ -20,9 +20,9 @@ function client(): Redis {
 }
 
 /** A store and a waiter on their own key prefix, and every announcement on its results channel. */
-async function setup() {
+async function setup(opts: { compress?: boolean } = {}) {
   const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-  const store = new ResultStore(db.redis, keys);
+  const store = new ResultStore(db.redis, keys, opts);
   const waiter = new ResultWaiter(client(), keys, store);
   await waiter.start();
   const announced: string[] = [];
@@ -69,7 +69,7 @@ describe('result store: the document JSON a caller wrote already', () => {
 
 describe('result store: compressed results', () => {
   it('keeps a large result compressed, reads it back, and reads results stored as plain JSON', async () => {
-    const { store, keys } = await setup();
+    const { store, keys } = await setup({ compress: true });
     const large = result(randomUUID());
     (large.outcome as { document: Document }).document.markdown = 'Paragraphe répété, avec des accents ✓. '.repeat(200);
     const json = JSON.stringify(large);
@@ -94,9 +94,9 @@ describe('result store: compressed results', () => {
     await expect(store.get(later)).rejects.toThrow('unknown stored result version');
   });
 
-  it('with compression off (an earlier version still reading), stores every result as JSON', async () => {
+  it('without compression (the default), stores every result as JSON', async () => {
     const keys = new RedisKeys(`t${randomUUID().slice(0, 8)}`);
-    const store = new ResultStore(db.redis, keys, { compress: false });
+    const store = new ResultStore(db.redis, keys);
     const large = result(randomUUID());
     (large.outcome as { document: Document }).document.markdown = 'z'.repeat(COMPRESS_RESULT_MIN_CHARS * 2);
     await store.put(large, { zeroDataRetention: false, copy: store.storedCopy(large, { zeroDataRetention: false }) });
@@ -104,7 +104,7 @@ describe('result store: compressed results', () => {
   });
 
   it('a copy started ahead of the put (beside a charge) is what it stores; a large result handed over is stored compressed after', async () => {
-    const { store, waiter, keys } = await setup();
+    const { store, waiter, keys } = await setup({ compress: true });
     const large = result(randomUUID());
     const document = (large.outcome as { document: Document }).document;
     document.markdown = 'Texte assez long, répété. '.repeat(300);
@@ -125,7 +125,7 @@ describe('result store: compressed results', () => {
   });
 
   it('announces a compressed result as JSON, and a waiter gets it either way', async () => {
-    const { store, waiter } = await setup();
+    const { store, waiter } = await setup({ compress: true });
     const large = result(randomUUID());
     // Too large to ride its announcement, and still larger than 64 KiB compressed (read off the event loop).
     (large.outcome as { document: Document }).document.markdown = randomBytes(INLINE_RESULT_BYTES).toString('base64');

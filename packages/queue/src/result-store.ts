@@ -42,7 +42,8 @@ export interface LocalResultDelivery {
 }
 
 /**
- * Stored results from this many characters of JSON on are kept compressed (brotli, the cheapest quality):
+ * With `compress` ({@link ResultStoreOptions}), stored results from this many characters of JSON on
+ * are kept compressed (brotli, the cheapest quality):
  * a scrape's document of 11 KiB (the readability corpus' articles as markdown) takes about 2.2x less
  * of the queue Redis for the whole retention (24 h by default). Smaller ones (failures, short pages)
  * are kept as they are, as are zero-data-retention results, kept only until their caller has them.
@@ -67,9 +68,9 @@ export interface ResultStoreOptions {
   /** How long a zero-data-retention result stays for its waiting caller, seconds. Default 60. */
   zdrRetentionSec?: number;
   /**
-   * Store results of {@link COMPRESS_RESULT_MIN_CHARS} and more compressed. Default true. Every version
-   * since reads both forms; earlier ones read plain results only (`TRAWL_RESULT_COMPRESSION=false`
-   * while such processes run).
+   * Store results of {@link COMPRESS_RESULT_MIN_CHARS} and more compressed. Default false (a cost of
+   * about 3-4% of a sync scrape's CPU at 8 in flight, measured). Every version since reads both forms;
+   * earlier ones read plain results only (turn it on once no such process runs).
    */
   compress?: boolean;
 }
@@ -99,7 +100,7 @@ export class ResultStore {
   ) {
     this.retentionSec = opts.retentionSec ?? 86_400;
     this.zdrRetentionSec = opts.zdrRetentionSec ?? 60;
-    this.compress = opts.compress ?? true;
+    this.compress = opts.compress ?? false;
   }
 
   /**
