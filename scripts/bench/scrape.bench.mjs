@@ -47,10 +47,11 @@ async function redisCpuSec() {
 const client = startScrapeClient();
 // maxAge 0: every request fetches (this measures the fetch path; cache.bench.mjs measures hits).
 const body = (i) => JSON.stringify({ url: `${origin}/${i}`, formats: ['markdown'], maxAge: 0 });
-/** `n` scrapes through the cluster, numbered from `first`, `parallel` in flight: { times, wallMs }. */
-function viaCluster(n, parallel, first) {
-  return client.run({ url: `${cluster.url}/v2/scrape`, key: cluster.key, bodies: Array.from({ length: n }, (_, k) => body(first + k)), parallel });
+/** `n` scrapes sent to `url` (POST, the bench's key), numbered from `first`, `parallel` in flight: { times, wallMs }. */
+function via(url, n, parallel, first) {
+  return client.run({ url, key: cluster.key, bodies: Array.from({ length: n }, (_, k) => body(first + k)), parallel });
 }
+const viaCluster = (n, parallel, first) => via(`${cluster.url}/v2/scrape`, n, parallel, first);
 /** The same in this process, without the cluster: the page fetched and converted. */
 async function bare(n, parallel, first) {
   const times = [];
@@ -90,9 +91,7 @@ const floor = createServer((req, res) => {
 });
 await new Promise((r) => floor.listen(0, '127.0.0.1', r));
 const floorUrl = `http://127.0.0.1:${floor.address().port}/v2/scrape`;
-function viaFloor(n, parallel, first) {
-  return client.run({ url: floorUrl, key: cluster.key, bodies: Array.from({ length: n }, (_, k) => body(first + k)), parallel });
-}
+const viaFloor = (n, parallel, first) => via(floorUrl, n, parallel, first);
 
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);

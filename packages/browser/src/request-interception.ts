@@ -195,22 +195,22 @@ async function trackFrames(cdp: PageProtocolSession): Promise<FrameMap> {
   };
 }
 
+/** The site of `<origin>/favicon.ico`, as the browser asks a site for its icon (`<origin>/`); else undefined. */
+function siteOfFavicon(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.pathname === '/favicon.ico' && u.search === '' ? `${u.origin}/` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Describes a paused request: its kind as Playwright names it (a frame navigation is `document` for
  * the page itself, `subdocument` for an iframe) and the URL of the document that issued it: the
  * frame's own, or its nearest http(s) ancestor's (about:blank and srcdoc frames, where ad scripts like
  * to run, inherit their parent's origin); for an iframe's navigation, its parent's.
  */
-/** `<origin>/favicon.ico`, as the browser asks a site for its icon. */
-function isSiteFavicon(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.pathname === '/favicon.ico' && u.search === '';
-  } catch {
-    return false;
-  }
-}
-
 function describePaused(event: PausedRequest, frames: FrameMap): BlockQuery {
   const url = event.request.url;
   const documentUrl = (frameId: string | undefined): string => {
@@ -227,7 +227,8 @@ function describePaused(event: PausedRequest, frames: FrameMap): BlockQuery {
   // The browser's own request for a site's icon belongs to a document of the icon's origin, and it may
   // leave after the frame has moved on to another site (a navigation right after the load): judged
   // from the frame's document then, a site's own favicon looked third-party and was blocked.
-  if (event.resourceType === 'Other' && isSiteFavicon(url)) return { url, sourceUrl: `${new URL(url).origin}/`, resourceType: 'other' };
+  const faviconSite = event.resourceType === 'Other' ? siteOfFavicon(url) : undefined;
+  if (faviconSite !== undefined) return { url, sourceUrl: faviconSite, resourceType: 'other' };
   const named = event.resourceType.toLowerCase();
   return {
     url, sourceUrl: documentUrl(frames.get(event.frameId) ? event.frameId : frames.mainId),
