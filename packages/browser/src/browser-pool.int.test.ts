@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
@@ -137,6 +138,24 @@ describe('BrowserPool', () => {
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
     expect(await processTreeRss(second ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('reads every process of the table, over several turns of the event loop', async () => {
+    // The table is read a few dozen processes per turn of the event loop: children started after
+    // the first turn's share must still be found, each in the tree of this process.
+    const rssOf = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    const children: ChildProcess[] = Array.from({ length: 80 }, () => spawn('sleep', ['30'], { stdio: 'ignore' }));
+    try {
+      await Promise.all(children.map((c) => new Promise((resolve) => c.once('spawn', resolve))));
+      const childrenRss = children.reduce((n, c) => n + rssOf(c.pid!), 0);
+      const own = rssOf(process.pid);
+      expect(childrenRss).toBeGreaterThan(0);
+      // Own RSS may move a little between the two reads; the children's 80 processes may not be missed.
+      expect(await processTreeRss(process.pid)).toBeGreaterThanOrEqual(childrenRss + own * 0.8);
+      for (const c of children.slice(-3)) expect(await processTreeRss(c.pid!)).toBe(rssOf(c.pid!));
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
+    }
   });
 
   it('measures a browser by PSS, which counts the pages its processes share once, not per process', async () => {
