@@ -35,6 +35,9 @@
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected). The worker runs
 //                    with the heap cap of its Kubernetes manifest (--worker-heap-mb 640; 0: V8's default).
+//                    Before it, a warm-up crawl of --warm-pages pages (default 3000 here; 100 in the other
+//                    modes) on a site of its own, measured the same way: a cold worker's heaps grow to their
+//                    working size over its first few thousand pages, and the warm-up's ratio shows that.
 // In the profile, hops and memory modes the crawl has page webhooks on; BENCH_NO_PAGE_HOOKS=1 turns
 // them off (its webhook hears only the end), for their cost in a same-window A/B.
 import { setMaxListeners } from 'node:events';
@@ -492,7 +495,7 @@ async function runAlone() {
   const onJena = argText('site', 'generated') === 'jena';
   const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
   const seed = onJena ? `${site.origin}/` : site.url('/');
-  const warm = await GeneratedSite.start({ pages: 100 });
+  const warm = await GeneratedSite.start({ pages: arg('warm-pages', MODE === 'memory' ? 3000 : 100) });
   try {
     // Script names by SHA: each script is sent in full (EVAL) the first time, during the warm-up.
     const scriptNames = new Map();
@@ -504,7 +507,10 @@ async function runAlone() {
       const line = lua.split('\n').map((l) => l.trim()).find((l) => /^--\[?\[?\s*\w/.test(l) || /^local function (?!finish|maybeComplete)/.test(l) || /^if |^local \w+ = redis/.test(l));
       scriptNames.set(createHash('sha1').update(lua).digest('hex'), (line ?? lua.slice(0, 60)).replace(/[|\n]/g, ' ').slice(0, 70));
     });
+    const warmSamples = [];
+    const warmSampler = MODE === 'memory' ? setInterval(() => warmSamples.push(rssOf(worker.pid)), 250) : undefined;
     const warmRun = await measure('trawl', trawlCrawl, handle(warm.url('/'), warm), { cluster, hooks });
+    clearInterval(warmSampler);
     learn?.stop();
     if (warmRun.skipped) throw new Error(`warm-up crawl: ${warmRun.skipped}`);
     const before = await commandStats(redis);
@@ -553,10 +559,17 @@ async function runAlone() {
       console.log('\n| command sent | calls | per page |\n|---|---|---|');
       for (const [name, calls] of tripRows) console.log(`| ${name} | ${calls} | ${f(calls / pages, 2)} |`);
     } else {
-      const q = Math.max(1, Math.floor(samples.length / 4));
       const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      const first = mean(samples.slice(0, q));
-      const last = mean(samples.slice(-q));
+      /** Mean of the first and of the last quarter of `xs`. */
+      const quarters = (xs) => {
+        const q = Math.max(1, Math.floor(xs.length / 4));
+        return [mean(xs.slice(0, q)), mean(xs.slice(-q))];
+      };
+      if (warmSamples.length > 0) {
+        const [wFirst, wLast] = quarters(warmSamples);
+        console.log(`warm-up crawl (${warmRun.pages} pages, the worker cold): worker RSS first quarter ${f(wFirst / 2 ** 20)} MB, last quarter ${f(wLast / 2 ** 20)} MB, ratio ${f(wLast / wFirst, 3)}`);
+      }
+      const [first, last] = quarters(samples);
       console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB; heap cap ${heapMb > 0 ? `${heapMb} MB` : "V8's default"})`);
       const tenths = (xs) => Array.from({ length: 10 }, (_, i) => xs[Math.min(xs.length - 1, Math.floor(((i + 0.5) * xs.length) / 10))]);
       console.log(`worker RSS by tenth of the crawl, MB: ${tenths(samples).map((x) => f(x / 2 ** 20, 0)).join(' ')}`);
@@ -636,7 +649,7 @@ async function inProcessTrawl() {
   const onJena = argText('site', 'generated') === 'jena';
   const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
   const seed = onJena ? `${site.origin}/` : site.url('/');
-  const warm = await GeneratedSite.start({ pages: 100 });
+  const warm = await GeneratedSite.start({ pages: arg('warm-pages', MODE === 'memory' ? 3000 : 100) });
   const cluster = await startCluster();
   const hooks = await startWebhookReceiver();
   const close = async () => {
