@@ -139,6 +139,9 @@ interface ContextSetup {
   cdp: CDPSession;
   sessions: readonly BrowserPluginSession[];
   route: EgressRoute | undefined;
+  /** The context's requests in flight, and the page's main-frame responses: followed for the setup's life, reset per fetch. */
+  network: NetworkTracker;
+  mainFrame: MainFrameWatch;
   /** Fetches the page has served. */
   fetches: number;
 }
@@ -220,13 +223,23 @@ async function overrideUserAgent(
   });
 }
 
+/** What {@link watchMainFrame} tells of the page's current fetch. */
+interface MainFrameWatch {
+  throwIfRefused(): void;
+  lastResponseUrl(): string | undefined;
+  /** Forgets what earlier fetches of the page saw (called as each fetch starts). */
+  reset(): void;
+}
+
 /**
  * Follows the main frame's navigations after the first: the last one refused by the egress (an
  * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
  * the http engine reports it. Refused subresources are not followed: the page is fine without them.
  * It also keeps the URL of the main frame's last response (a navigation turned download comes from it).
+ * It follows the page for as long as the page lives, every fetch of a session's page: each listener
+ * added or removed is a protocol call of its own.
  */
-function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRefused(): void; lastResponseUrl(): string | undefined; dispose(): void } {
+function watchMainFrame(page: Page, route: EgressRoute | undefined): MainFrameWatch {
   let refused: ErrorCode | undefined;
   // Where the last main-frame response came from (redirects followed): a download's URL.
   let lastUrl: string | undefined;
@@ -258,9 +271,9 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): { throwIfRe
       if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
     },
     lastResponseUrl: () => lastUrl,
-    dispose() {
-      page.off('response', onResponse);
-      page.off('requestfailed', onRequestFailed);
+    reset() {
+      refused = undefined;
+      lastUrl = undefined;
     },
   };
 }
@@ -398,18 +411,18 @@ export class BrowserFetcher implements Fetcher {
             overrideUserAgent(cdp, ua, emulation.languages, metadata),
             interceptRequests(cdp, { skipMedia, blockers }),
           ]);
-          setup = { page, cdp, sessions, route: opened, fetches: 0 };
+          setup = { page, cdp, sessions, route: opened, network: new NetworkTracker(context), mainFrame: watchMainFrame(page, opened), fetches: 0 };
           lease.state.set(SETUP, setup);
         } else if (setup.route) {
           // Refusals of the session's earlier pages explain nothing about this one.
           setup.route.lastRefusal = undefined;
         }
-        const { page, sessions, route } = setup;
+        const { page, sessions, route, network, mainFrame } = setup;
         const downloadContext = { emulation, userAgent: contextOptions.userAgent, credentials, started };
         const onCrash = () => crash.abort(pageCrashedError());
         page.on('crash', onCrash);
-        const network = new NetworkTracker(context);
-        const mainFrame = watchMainFrame(page, route);
+        network.reset();
+        mainFrame.reset();
         try {
           const screenshots = run.screenshot !== undefined || (run.actions ?? []).some((a) => a.type === 'screenshot');
           for (const session of sessions) session.beforeNavigate?.(page, { screenshots });
@@ -431,8 +444,6 @@ export class BrowserFetcher implements Fetcher {
           };
         } finally {
           page.off('crash', onCrash);
-          network.dispose();
-          mainFrame.dispose();
           setup.fetches += 1;
           // Sent, not awaited: the renderer collects while the page waits for the session's next fetch.
           if (session && setup.fetches % SESSION_COLLECT_EVERY === 0) {

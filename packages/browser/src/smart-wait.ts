@@ -27,30 +27,31 @@ export interface QuietOptions {
 
 /**
  * Counts a context's requests in flight. Long-lived requests (event streams, long polls) would keep
- * the network "busy" forever, so requests older than `staleAfterMs` stop counting.
+ * the network "busy" forever, so requests older than `staleAfterMs` stop counting. One tracker
+ * follows a context for its whole life ({@link reset} before each of its pages): each listener
+ * added or removed is a protocol call of its own (Playwright turns the event on or off in the
+ * browser), six a page when a tracker came and went with every page.
  */
 export class NetworkTracker {
   private readonly inFlight = new Map<Request, number>();
   private lastActivity = Date.now();
 
-  private readonly dispose_: () => void;
-
+  /** Follows `context` until it closes. */
   constructor(context: BrowserContext, private readonly staleAfterMs = 5000) {
     const started = (r: Request) => { this.inFlight.set(r, Date.now()); this.lastActivity = Date.now(); };
     const done = (r: Request) => { this.inFlight.delete(r); this.lastActivity = Date.now(); };
     context.on('request', started);
     context.on('requestfinished', done);
     context.on('requestfailed', done);
-    this.dispose_ = () => {
-      context.off('request', started);
-      context.off('requestfinished', done);
-      context.off('requestfailed', done);
-    };
   }
 
-  /** Stops following the context (it may serve further pages). */
-  dispose(): void {
-    this.dispose_();
+  /**
+   * Starts over for the context's next page, as a new tracker would: nothing in flight (requests of
+   * an earlier page no longer count), the network idle since now.
+   */
+  reset(): void {
+    this.inFlight.clear();
+    this.lastActivity = Date.now();
   }
 
   /** Requests in flight that are not stale. */
