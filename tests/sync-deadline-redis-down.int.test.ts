@@ -11,6 +11,8 @@ let cluster: TestCluster;
 let origin: FixtureSite;
 let reached: () => void;
 const targetReached = new Promise<void>((resolve) => (reached = resolve));
+/** Requests the origin got for `/counted`. */
+let counted = 0;
 
 beforeAll(async () => {
   origin = await new FixtureSite()
@@ -18,6 +20,11 @@ beforeAll(async () => {
     .route('/hang', async (req) => {
       reached();
       await new Promise((resolve) => req.socket.once('close', resolve));
+    })
+    .route('/counted', (_req, res) => {
+      counted += 1;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<p>counted</p>');
     })
     .start();
   cluster = await TestCluster.start({ TRAWL_SYNC_GRACE_MS: '500' });
@@ -50,5 +57,25 @@ describe('a sync scrape whose deadline comes while Redis is down', () => {
     expect(res.status).toBe(408);
     expect(res.body.code).toBe('SCRAPE_TIMEOUT');
     await cluster.redisServer.up();
+  }, 60_000);
+
+  it('answers 408 at its timeout when Redis stops under its rate limit, and never submits the scrape', async () => {
+    // A key this gateway authenticated a moment ago: its body is read beside the rate limit, whose
+    // round trip then waits for Redis. The request's timeout counts from its arrival.
+    expect((await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/counted'), maxAge: 0 } })).status).toBe(200);
+    const before = counted;
+    await cluster.redisServer.down();
+    const t0 = Date.now();
+    const res = await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/counted'), timeout: 1500, maxAge: 0 } });
+    const ms = Date.now() - t0;
+    expect(res.status).toBe(408);
+    expect(res.body).toMatchObject({ success: false, code: 'SCRAPE_TIMEOUT', error: 'Scrape timed out after 1500 ms' });
+    // timeout + grace (500 ms here), with room for a busy machine; Redis stayed down throughout.
+    expect(ms).toBeLessThan(1500 + 500 + 1500);
+    await cluster.redisServer.up();
+    // Once Redis is back, the rate limit's round trip completes: the answered request submits nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(counted).toBe(before);
+    expect((await cluster.call('GET', '/v2/concurrency-check')).body.concurrency).toBe(0);
   }, 60_000);
 });

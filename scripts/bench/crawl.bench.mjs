@@ -35,9 +35,10 @@
 //                    250 ms, the mean of the last quarter of the samples over the first quarter (flat:
 //                    <= 1.1), and the Chromium processes left behind (none expected). The worker runs
 //                    with the heap cap of its Kubernetes manifest (--worker-heap-mb 640; 0: V8's default).
-//                    Before it, a warm-up crawl of --warm-pages pages (default 3000 here; 100 in the other
-//                    modes) on a site of its own, measured the same way: a cold worker's heaps grow to their
-//                    working size over its first few thousand pages, and the warm-up's ratio shows that.
+//                    Before it, a warm-up crawl of --warm-pages pages (default 3000; the profile mode's
+//                    warm-up crawls 100) on a site of its own, measured the same way: a cold worker's heaps
+//                    grow to their working size over its first few thousand pages, and the warm-up's ratio
+//                    shows that.
 // In the profile, hops and memory modes the crawl has page webhooks on; BENCH_NO_PAGE_HOOKS=1 turns
 // them off (its webhook hears only the end), for their cost in a same-window A/B.
 import { setMaxListeners } from 'node:events';
@@ -567,7 +568,7 @@ async function runAlone() {
       };
       if (warmSamples.length > 0) {
         const [wFirst, wLast] = quarters(warmSamples);
-        console.log(`warm-up crawl (${warmRun.pages} pages, the worker cold): worker RSS first quarter ${f(wFirst / 2 ** 20)} MB, last quarter ${f(wLast / 2 ** 20)} MB, ratio ${f(wLast / wFirst, 3)}`);
+        console.log(`warm-up crawl (${warmRun.pages} pages, the worker cold${warmRun.note ? `; ${warmRun.note}` : ''}): worker RSS first quarter ${f(wFirst / 2 ** 20)} MB, last quarter ${f(wLast / 2 ** 20)} MB, ratio ${f(wLast / wFirst, 3)}`);
       }
       const [first, last] = quarters(samples);
       console.log(`worker RSS: first quarter ${f(first / 2 ** 20)} MB, last quarter ${f(last / 2 ** 20)} MB, ratio ${f(last / first, 3)} (${samples.length} samples, peak ${f(Math.max(...samples) / 2 ** 20)} MB; heap cap ${heapMb > 0 ? `${heapMb} MB` : "V8's default"})`);
@@ -649,7 +650,7 @@ async function inProcessTrawl() {
   const onJena = argText('site', 'generated') === 'jena';
   const site = onJena ? await startStaticSite(JENA, 'https://jena.apache.org') : await GeneratedSite.start({ pages: PAGES });
   const seed = onJena ? `${site.origin}/` : site.url('/');
-  const warm = await GeneratedSite.start({ pages: arg('warm-pages', MODE === 'memory' ? 3000 : 100) });
+  const warm = await GeneratedSite.start({ pages: 100 });
   const cluster = await startCluster();
   const hooks = await startWebhookReceiver();
   const close = async () => {

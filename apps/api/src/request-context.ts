@@ -7,6 +7,8 @@ import type { Team } from '@trawl/queue';
 export interface RequestLocals {
   reqId: string;
   log: Logger;
+  /** When the gateway began handling the request (`Date.now()`): a sync scrape's `timeout` counts from here. */
+  receivedAt: number;
   /** Set by the API-key middleware. */
   team?: Team;
   /** The API key of a route that authenticates itself (`apiKeyAuth`'s `deferTo`), until it has. */

@@ -139,8 +139,9 @@ interface ContextSetup {
   cdp: CDPSession;
   sessions: readonly BrowserPluginSession[];
   route: EgressRoute | undefined;
-  /** The context's requests in flight, and the page's main-frame responses: followed for the setup's life, reset per fetch. */
+  /** The context's requests in flight, followed for the setup's life (reset per fetch). */
   network: NetworkTracker;
+  /** The page's main-frame responses, followed for the setup's life (reset per fetch). */
   mainFrame: MainFrameWatch;
   /** Fetches the page has served. */
   fetches: number;
@@ -236,8 +237,8 @@ interface MainFrameWatch {
  * `x-trawl-error` answer over plain http, a refused tunnel over https) makes the page a refusal, as
  * the http engine reports it. Refused subresources are not followed: the page is fine without them.
  * It also keeps the URL of the main frame's last response (a navigation turned download comes from it).
- * It follows the page for as long as the page lives, every fetch of a session's page: each listener
- * added or removed is a protocol call of its own.
+ * It follows the page for as long as the page lives, every fetch of a session's page: an event's
+ * first listener added and last one removed are each a Playwright call (see {@link NetworkTracker}).
  */
 function watchMainFrame(page: Page, route: EgressRoute | undefined): MainFrameWatch {
   let refused: ErrorCode | undefined;

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { FixtureSite } from '@trawl/testing';
 import { BrowserFetcher } from './browser-fetcher.js';
-import { BrowserPool, HEADLESS_SHELL_PATH, processTreeMemory, processTreeRss, type BrowserPoolEvent } from './browser-pool.js';
+import { BrowserPool, HEADLESS_SHELL_PATH, processTreeMemory, processTreeRss, readProcTable, type BrowserPoolEvent } from './browser-pool.js';
 
 jest.setTimeout(60_000);
 
@@ -140,19 +140,30 @@ describe('BrowserPool', () => {
     expect(await processTreeRss(second ?? 0)).toBeGreaterThan(0);
   });
 
-  it('reads every process of the table, over several turns of the event loop', async () => {
-    // The table is read a few dozen processes per turn of the event loop: children started after
-    // the first turn's share must still be found, each in the tree of this process.
-    const rssOf = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  it('reads every process of the table, a few dozen a turn of the event loop', async () => {
     const children: ChildProcess[] = Array.from({ length: 80 }, () => spawn('sleep', ['30'], { stdio: 'ignore' }));
     try {
-      await Promise.all(children.map((c) => new Promise((resolve) => c.once('spawn', resolve))));
-      const childrenRss = children.reduce((n, c) => n + rssOf(c.pid!), 0);
-      const own = rssOf(process.pid);
-      expect(childrenRss).toBeGreaterThan(0);
-      // Own RSS may move a little between the two reads; the children's 80 processes may not be missed.
-      expect(await processTreeRss(process.pid)).toBeGreaterThanOrEqual(childrenRss + own * 0.8);
-      for (const c of children.slice(-3)) expect(await processTreeRss(c.pid!)).toBe(rssOf(c.pid!));
+      await Promise.all(children.map((c) => new Promise((resolve, reject) => {
+        c.once('spawn', resolve);
+        c.once('error', reject);
+      })));
+      // Turns of the event loop that ran while the table was read.
+      let turns = 0;
+      let reading = true;
+      const turn = () => {
+        if (!reading) return;
+        turns += 1;
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+      const table = await readProcTable();
+      reading = false;
+      const found = new Map(table.map((p) => [p.pid, p]));
+      expect(children.filter((c) => found.get(c.pid!)?.ppid !== process.pid).map((c) => c.pid)).toEqual([]);
+      expect(found.get(children[0]!.pid!)?.name).toBe('sleep');
+      // More than a turn's share of processes (80 children at least): the scan let the loop run between its shares.
+      expect(table.length).toBeGreaterThan(80);
+      expect(turns).toBeGreaterThan(0);
     } finally {
       for (const c of children) c.kill('SIGKILL');
     }

@@ -6,6 +6,7 @@ import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, type EgressRoute, type ProxyEndpoint } from '@trawl/scrape-engine';
 import { FixtureSite, waitFor } from '@trawl/testing';
 import { BrowserFetcher, SESSION_COLLECT_EVERY, type BrowserFetchRequest } from './browser-fetcher.js';
+import type { BrowserContext } from 'playwright-core';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
 
 jest.setTimeout(30_000);
@@ -119,6 +120,30 @@ describe('BrowserFetcher sessions (the pages of one crawl)', () => {
     expect(egress.routesOpened - opened).toBe(1);
     expect(egress.routesClosed - closed).toBe(0);
     expect(pool.idleContexts()).toBe(kept + 1);
+  });
+
+  it('follows a session page from one set of Playwright listeners, whatever the number of pages it serves', async () => {
+    // Each listener added or removed was a Playwright call: the context's request tracking and the
+    // page's main-frame watch stay for the context's life and start over with each page.
+    const contexts = new Set<BrowserContext>();
+    const withContext = pool.withContext.bind(pool);
+    const spied: typeof pool.withContext = (opts, fn) => withContext(opts, (context, lease) => {
+      contexts.add(context);
+      return fn(context, lease);
+    });
+    pool.withContext = spied;
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetcher.fetch(request('/cookie', { session: 'team-f:crawl-1' }))).text).toContain('rendered');
+    } finally {
+      pool.withContext = withContext;
+    }
+    expect(contexts.size).toBe(1);
+    const [context] = [...contexts];
+    // Playwright's objects are event emitters (its types do not say so).
+    const listeners = (emitter: object, events: string[]) => events.map((e) => (emitter as EventEmitter).listenerCount(e));
+    expect(listeners(context!, ['request', 'requestfinished', 'requestfailed'])).toEqual([1, 1, 1]);
+    expect(context!.pages()).toHaveLength(1);
+    expect(listeners(context!.pages()[0]!, ['response', 'requestfailed'])).toEqual([1, 1]);
   });
 
   it("collects a session page's JavaScript heap after every SESSION_COLLECT_EVERY fetches, and never a page of no session", async () => {

@@ -28,9 +28,10 @@ export interface QuietOptions {
 /**
  * Counts a context's requests in flight. Long-lived requests (event streams, long polls) would keep
  * the network "busy" forever, so requests older than `staleAfterMs` stop counting. One tracker
- * follows a context for its whole life ({@link reset} before each of its pages): each listener
- * added or removed is a protocol call of its own (Playwright turns the event on or off in the
- * browser), six a page when a tracker came and went with every page.
+ * follows a context for its whole life ({@link reset} before each of its pages): an event's first
+ * listener added and its last one removed are each a Playwright call (a message to its in-process
+ * server turning the event's delivery on or off, with a captured stack trace), six a page when a
+ * tracker came and went with every page.
  */
 export class NetworkTracker {
   private readonly inFlight = new Map<Request, number>();

@@ -12,6 +12,7 @@ export function requestId(root: Logger): RequestHandler {
     const reqId = incoming && SAFE_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', reqId);
     res.locals.reqId = reqId;
+    res.locals.receivedAt = Date.now();
     res.locals.log = root.child({ reqId });
     if (hopTimingOn()) {
       // Hop timing (benchmarks): the whole request inside the gateway, from here to the last byte handed to the socket.

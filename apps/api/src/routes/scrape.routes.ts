@@ -1,13 +1,14 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { joinWarnings, jobIdParamsSchema, scrapeRequestSchema } from '@trawl/api-schema';
 import { hopTimingOn, recordHop, type RateLimiter, type TeamStore } from '@trawl/queue';
+import { answerErrorAt } from '../middleware/answer-deadline.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseBodyOrThrow, parseOrThrow } from '../middleware/validate.js';
 import { API_KEY_CACHE_MS } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { chain, sideBySide } from '../middleware/side-by-side.js';
 import { locals, teamOf } from '../request-context.js';
-import type { ScrapeService } from '../services/scrape.service.js';
+import { scrapeTimeoutError, type ScrapeService } from '../services/scrape.service.js';
 
 /**
  * Requests whose API-key authentication `POST /v2/scrape` does itself (`apiKeyAuth`'s `deferTo`): its
@@ -23,7 +24,12 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
   const router = Router();
   const validate: RequestHandler = (req, res, next) => {
     const tv = hopTimingOn() ? performance.now() : 0;
-    locals(res).scrapeRequest = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
+    const scrapeRequest = parseBodyOrThrow(scrapeRequestSchema, 'scrape', req.body);
+    locals(res).scrapeRequest = scrapeRequest;
+    // The request's timeout holds from here, whatever it waits for: its rate limit (beside this), its
+    // admission, its worker. (The service answers its own 408 at the same moment when it can.)
+    const { timeout } = scrapeRequest.data;
+    answerErrorAt(req, res, deps.scrape.answerBy({ timeout }, locals(res).receivedAt), () => scrapeTimeoutError(timeout));
     if (tv > 0) recordHop('gateway:validate', performance.now() - tv);
     next();
   };
@@ -35,12 +41,15 @@ export function scrapeRoutes(deps: { scrape: ScrapeService; limiter: RateLimiter
     return key !== undefined && deps.teams.knowsKey(key, API_KEY_CACHE_MS);
   });
   router.post('/v2/scrape', admitAndRead, async (req, res) => {
+    // Answered 408 while its rate limit waited: nothing is submitted.
+    if (res.headersSent) return;
     const { data: request, warning } = locals(res).scrapeRequest!;
     const clientGone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    const { document, documentJson } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal });
+    const { document, documentJson } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone.signal, receivedAt: locals(res).receivedAt });
+    if (res.headersSent) return;
     const joined = joinWarnings(typeof document.warning === 'string' ? document.warning : undefined, warning);
     const t0 = hopTimingOn() ? performance.now() : 0;
     if (joined === undefined && documentJson !== undefined && plainJson(req)) {

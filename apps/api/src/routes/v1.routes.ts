@@ -4,6 +4,7 @@ import {
   v1MapLinks, v1MapRequestSchema, v1ScrapeRequestSchema, type V1FormatName,
 } from '@trawl/api-schema';
 import type { RateLimiter } from '@trawl/queue';
+import { answerErrorAt } from '../middleware/answer-deadline.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { parseOrThrow } from '../middleware/validate.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -11,7 +12,7 @@ import { locals, teamOf } from '../request-context.js';
 import type { CrawlService } from '../services/crawl.service.js';
 import type { ExtractService } from '../services/extract.service.js';
 import type { MapService } from '../services/map.service.js';
-import type { ScrapeService } from '../services/scrape.service.js';
+import { scrapeTimeoutError, type ScrapeService } from '../services/scrape.service.js';
 import { clientGone, publicBase } from './crawl.routes.js';
 import { v1StatusBody } from './crawl-v1.routes.js';
 import { extractStatusBody } from './extract.routes.js';
@@ -48,7 +49,10 @@ export function v1Routes(deps: V1RoutesDeps): Router {
 
   router.post('/v1/scrape', api, body, async (req, res) => {
     const request = parseOrThrow(v1ScrapeRequestSchema, req.body, 'BAD_REQUEST', { apiVersion: 'v1' });
-    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone(res) });
+    const { receivedAt } = locals(res);
+    answerErrorAt(req, res, deps.scrape.answerBy(request, receivedAt), () => scrapeTimeoutError(request.timeout));
+    const { document } = await deps.scrape.scrape(teamOf(res), request, { log: locals(res).log, clientGone: clientGone(res), receivedAt });
+    if (res.headersSent) return;
     const data = v1Document(document, { jsonKeys: v1JsonKeys(v1Formats(req.body)) });
     res.json({ success: true, data, ...(typeof data.warning === 'string' ? { warning: data.warning } : {}) });
   });

@@ -64,6 +64,11 @@ export interface ScrapeOutcome {
  * `POST /v2/scrape`: refuse what this deployment cannot serve, check credits, submit through the
  * team's concurrency group, wait for the outcome event, and turn it into a document or an error.
  */
+/** The 408 of a sync scrape that ran out of time, whichever path answers it. */
+export function scrapeTimeoutError(timeoutMs: number): TrawlError {
+  return new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${timeoutMs} ms`, { details: { timeoutMs } });
+}
+
 export class ScrapeService {
   private readonly now: () => number;
 
@@ -71,8 +76,20 @@ export class ScrapeService {
     this.now = deps.now ?? Date.now;
   }
 
-  /** `team`: the record this request's authentication read from Redis (the key's team id may be remembered, the record never is). */
-  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal }): Promise<ScrapeOutcome> {
+  /**
+   * When a sync scrape received at `receivedAt` must have its answer: its `timeout` counted from the
+   * request's arrival, plus the grace the gateway gives the worker's own timeout answer.
+   */
+  answerBy(request: Pick<ScrapeRequest, 'timeout'>, receivedAt: number): number {
+    return receivedAt + request.timeout + this.deps.graceMs;
+  }
+
+  /**
+   * `team`: the record this request's authentication read from Redis (the key's team id may be
+   * remembered, the record never is). `receivedAt`: when the gateway received the request; its
+   * `timeout` counts from there (the time its authentication, rate limit and admission took included).
+   */
+  async scrape(team: Team, request: ScrapeRequest, opts: { log: Logger; clientGone?: AbortSignal; receivedAt?: number }): Promise<ScrapeOutcome> {
     assertCapabilities(request, this.deps.capabilities);
     const jobId = randomUUID();
     const log = request.zeroDataRetention ? opts.log.child({ jobId, zdr: true }) : opts.log.child({ jobId, url: redactUrl(request.url) });
@@ -83,7 +100,10 @@ export class ScrapeService {
     await timeHop('gateway:credits', () => this.deps.credits.ensureAvailable(team.id, cost, team));
     const entry = await cached;
     if (entry) return this.answerFromCache(team, request, jobId, entry, log);
-    return this.run(team, request, { jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log, ...(opts.clientGone ? { clientGone: opts.clientGone } : {}) });
+    return this.run(team, request, {
+      jobId, queue: needsBrowser(request) ? 'browser' : 'scrape', log,
+      ...(opts.clientGone ? { clientGone: opts.clientGone } : {}), ...(opts.receivedAt !== undefined ? { receivedAt: opts.receivedAt } : {}),
+    });
   }
 
   /**
@@ -169,11 +189,12 @@ export class ScrapeService {
 
   private async run(
     team: Team, request: ScrapeRequest,
-    opts: { jobId: string; queue: ScrapeQueueName; document?: ScrapeJob['document']; log: Logger; clientGone?: AbortSignal },
+    opts: { jobId: string; queue: ScrapeQueueName; document?: ScrapeJob['document']; log: Logger; clientGone?: AbortSignal; receivedAt?: number },
   ): Promise<ScrapeOutcome> {
     const { jobId, log } = opts;
     const enqueuedAt = this.now();
-    const deadline = enqueuedAt + request.timeout;
+    // Counted from the request's arrival when known (an upload counts from its stored file).
+    const deadline = Math.min(opts.receivedAt ?? enqueuedAt, enqueuedAt) + request.timeout;
     const job: ScrapeJob = {
       v: 1,
       jobId,
@@ -187,8 +208,11 @@ export class ScrapeService {
       ...(request.origin !== undefined ? { origin: request.origin } : {}),
       ...(opts.document ? { document: opts.document } : {}),
     };
+    // Out of time before it was even submitted (its rate limit or authentication waited for Redis):
+    // such a job could never run.
+    if (enqueuedAt >= deadline) throw scrapeTimeoutError(request.timeout);
     // Subscribe before submitting so the outcome event cannot be missed.
-    const outcome = this.deps.waiter.wait(jobId, request.timeout + this.deps.graceMs, { beforeSubmit: true });
+    const outcome = this.deps.waiter.wait(jobId, Math.max(0, deadline - enqueuedAt) + this.deps.graceMs, { beforeSubmit: true });
     const admit = await this.deps.dispatcher.submit({
       jobId, teamId: team.id, queue: opts.queue, name: 'scrape', data: job, priorityClass: 'interactive', enqueuedAt, validated: true,
     });
@@ -216,9 +240,7 @@ export class ScrapeService {
       // Normally the worker's own deadline ended it already; one that overran stops now. Not waited
       // for: the answer is due now, even while Redis is away.
       void this.deps.cancellations.cancel(jobId).catch(() => undefined);
-      throw new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${request.timeout} ms`, {
-        details: { timeoutMs: request.timeout },
-      });
+      throw scrapeTimeoutError(request.timeout);
     }
     if (request.zeroDataRetention) await this.deps.results.delete(jobId);
     if (!result.outcome.ok) throw TrawlError.fromData(result.outcome.error);
