@@ -31,6 +31,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  cluster?.redisServer.resume();
   await cluster?.redisServer.up().catch(() => undefined);
   await cluster?.stop();
   await origin?.stop();
@@ -59,21 +60,22 @@ describe('a sync scrape whose deadline comes while Redis is down', () => {
     await cluster.redisServer.up();
   }, 60_000);
 
-  it('answers 408 at its timeout when Redis stops under its rate limit, and never submits the scrape', async () => {
+  it('answers 408 at its timeout when Redis stalls under its rate limit, and never submits the scrape', async () => {
     // A key this gateway authenticated a moment ago: its body is read beside the rate limit, whose
-    // round trip then waits for Redis. The request's timeout counts from its arrival.
+    // round trip then waits for a frozen Redis (connections open, no answers). The request's timeout
+    // counts from its arrival.
     expect((await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/counted'), maxAge: 0 } })).status).toBe(200);
     const before = counted;
-    await cluster.redisServer.down();
+    cluster.redisServer.pause();
     const t0 = Date.now();
     const res = await cluster.call('POST', '/v2/scrape', { body: { url: origin.url('/counted'), timeout: 1500, maxAge: 0 } });
     const ms = Date.now() - t0;
     expect(res.status).toBe(408);
     expect(res.body).toMatchObject({ success: false, code: 'SCRAPE_TIMEOUT', error: 'Scrape timed out after 1500 ms' });
-    // timeout + grace (500 ms here), with room for a busy machine; Redis stayed down throughout.
+    // timeout + grace (500 ms here), with room for a busy machine; Redis stayed frozen throughout.
     expect(ms).toBeLessThan(1500 + 500 + 1500);
-    await cluster.redisServer.up();
-    // Once Redis is back, the rate limit's round trip completes: the answered request submits nothing.
+    cluster.redisServer.resume();
+    // Once Redis answers, the rate limit's round trip completes: the answered request submits nothing.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(counted).toBe(before);
     expect((await cluster.call('GET', '/v2/concurrency-check')).body.concurrency).toBe(0);

@@ -580,8 +580,8 @@ async function taggedBrowserPid(tag: string): Promise<number | undefined> {
 export interface ProcEntry { pid: number; ppid: number; name: string; rssBytes: number }
 
 /**
- * `/proc/<pid>/status` files read per turn of the event loop by {@link readProcTable}. Each is a few
- * microseconds, so a turn stays around a millisecond however many processes the host runs.
+ * `/proc/<pid>/status` files read per turn of the event loop by {@link readProcTable}. Each takes some
+ * 15-20 us (read and parse), so a turn stays around a millisecond however many processes the host runs.
  */
 const PROC_READS_PER_TURN = 64;
 

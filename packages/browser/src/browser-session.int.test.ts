@@ -5,8 +5,8 @@ import { TrawlError } from '@trawl/api-schema';
 import { TargetGuard } from '@trawl/net-guard';
 import { EgressProxy, type EgressRoute, type ProxyEndpoint } from '@trawl/scrape-engine';
 import { FixtureSite, waitFor } from '@trawl/testing';
-import { BrowserFetcher, SESSION_COLLECT_EVERY, type BrowserFetchRequest } from './browser-fetcher.js';
 import type { BrowserContext } from 'playwright-core';
+import { BrowserFetcher, SESSION_COLLECT_EVERY, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool, childBrowserPids } from './browser-pool.js';
 
 jest.setTimeout(30_000);

@@ -60,15 +60,15 @@ export interface ScrapeOutcome {
   documentJson?: string;
 }
 
-/**
- * `POST /v2/scrape`: refuse what this deployment cannot serve, check credits, submit through the
- * team's concurrency group, wait for the outcome event, and turn it into a document or an error.
- */
 /** The 408 of a sync scrape that ran out of time, whichever path answers it. */
 export function scrapeTimeoutError(timeoutMs: number): TrawlError {
   return new TrawlError('SCRAPE_TIMEOUT', `Scrape timed out after ${timeoutMs} ms`, { details: { timeoutMs } });
 }
 
+/**
+ * `POST /v2/scrape`: refuse what this deployment cannot serve, check credits, submit through the
+ * team's concurrency group, wait for the outcome event, and turn it into a document or an error.
+ */
 export class ScrapeService {
   private readonly now: () => number;
 
