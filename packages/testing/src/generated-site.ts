@@ -41,12 +41,20 @@ export class GeneratedSite {
   private readonly depthCache = new Map<boolean, Map<string, number>>();
   private requests = 0;
   private inFlight = 0;
+  /** Delay of every answer, ms: the `latencyMs` option until {@link setLatency}. */
+  private latencyMs: number;
   private server: Server | undefined;
   private port = 0;
 
   private constructor(opts: Partial<GeneratedSiteOptions>) {
     this.options = resolveSiteOptions(opts);
     this.graph = new SiteGraph(this.options);
+    this.latencyMs = this.options.latencyMs;
+  }
+
+  /** Delays every answer from now on by `ms` (requests already waiting keep their delay). */
+  setLatency(ms: number): void {
+    this.latencyMs = ms;
   }
 
   /** Starts a site on 127.0.0.1 on a free port. */
@@ -135,7 +143,7 @@ export class GeneratedSite {
     res.on('close', () => {
       this.inFlight -= 1;
     });
-    if (this.options.latencyMs > 0) await delay(this.options.latencyMs);
+    if (this.latencyMs > 0) await delay(this.latencyMs);
     if (res.destroyed) return;
     const path = target.split(/[?#]/)[0] ?? '/';
     const route = this.graph.route(path);
