@@ -206,7 +206,7 @@ describe('chaos', () => {
       } else {
         await cluster.redisServer.restart();
       }
-      site.setLatency(10);
+      site.setLatency(site.options.latencyMs);
       log.push(`${f.fault}@${s.completed}`);
       if (process.env.CHAOS_DEBUG) process.stderr.write(`chaos: ${log.at(-1)}\n`);
     }
