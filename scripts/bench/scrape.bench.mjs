@@ -4,7 +4,8 @@
 // does (scrape-client.mjs); the bare loop needs none. The ratio is the cost of the cluster. Two rows
 // each: `embedded` (one process, as `npm start`: the worker runs what its API admits without BullMQ)
 // and `queued` (every scrape through BullMQ, as a gateway in its own process sends them). Pages: real
-// articles from ../shared/corpora/readability, served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 200] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
+// articles from ../shared/corpora/readability, served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 400] [--chunk 50] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
+// --chunk N: the paths take turns in runs of N requests (rotated order), so that load from outside falls on all alike.
 // --settle N: untimed requests of the same path at the same concurrency before each timed row (default 100).
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
@@ -22,7 +23,8 @@ import { join } from 'node:path';
 import { ROOT, arg, startArticleSite, startBenchCluster } from './bench-cluster.mjs';
 import { startScrapeClient } from './scrape-client.mjs';
 
-const REQUESTS = arg('requests', 200);
+const REQUESTS = arg('requests', 400);
+const CHUNK = arg('chunk', 50);
 const HOPS = arg('hops', 0) > 0;
 const PAGES = arg('pages', 20);
 const WARMUP = arg('warmup', 250);
@@ -101,15 +103,20 @@ function stats(ms) {
 // CPU per request, ms: this process (every thread: the bare loop, or the API + worker + conversion
 // threads; not the cluster's client, in its own process) plus redis-server. Unlike latency it hardly
 // moves when other work shares the machine: on a dedicated machine, throughput at 8 in flight is bounded by it.
+/** One timed run of `fn`: its latencies, wall time and CPU (this process, redis-server), as totals. */
 async function measure(fn, n, parallel) {
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSec();
-  // Pages from the first one on, in every row: each row sees the same mix.
+  // Pages from the first one on, in every run: each path sees the same mix.
   const { times, wallMs } = await fn(n, parallel, 0);
-  const throughput = n / (wallMs / 1000);
   const cpu = process.cpuUsage(cpu0);
-  const redisMs = (await redisCpuSec() - redis0) * 1000;
-  return { ...stats(times), throughput, cpuMs: (cpu.user + cpu.system) / 1000 / n, redisCpuMs: redisMs / n };
+  return { n, times, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, redisMs: (await redisCpuSec() - redis0) * 1000 };
+}
+/** A path's runs as one row: latency quantiles over every request, throughput and CPU per request over their sums. */
+function combine(runs) {
+  const sum = (k) => runs.reduce((a, r) => a + r[k], 0);
+  const n = sum('n');
+  return { ...stats(runs.flatMap((r) => r.times)), throughput: n / (sum('wallMs') / 1000), cpuMs: sum('cpuMs') / n, redisCpuMs: sum('redisMs') / n };
 }
 
 // Warm-up both paths alike (JIT, connection pools, worker threads): a conversion thread's JIT reaches
@@ -129,28 +136,49 @@ const onHop = ({ hop, ms }) => {
   hops.get(hop).push(ms);
 };
 for (const parallel of [1, 8]) {
-  // Interleave them so machine noise hits all alike. `embedded`: one process, as `npm start` runs it
-  // (the worker runs the scrapes its API admits without the queue hop); `queued`: the same cluster
-  // with every scrape going through BullMQ, as between a gateway and workers in their own processes.
-  // Each timed row follows `--settle` untimed requests of the same path at the same concurrency: the
-  // warm-up runs one at a time, so the first row at 8 in flight used to absorb the conversion thread's
-  // and V8's compiling (measured: 2.3 ms a request of JIT threads in that window against 0.5-0.8 in
-  // the next ones, whichever row came first; the queued row read 4-7 ms of CPU a request over the
-  // embedded one, 1-2 ms once settled).
-  const settled = async (fn) => {
-    if (SETTLE > 0) await measure(fn, SETTLE, parallel);
-    return measure(fn, REQUESTS, parallel);
+  // `embedded`: one process, as `npm start` runs it (the worker runs the scrapes its API admits
+  // without the queue hop); `queued`: the same cluster with every scrape going through BullMQ, as
+  // between a gateway and workers in their own processes.
+  const paths = [
+    { name: 'bare', fn: bare },
+    { name: 'floor', fn: viaFloor },
+    { name: 'queued', fn: viaCluster, local: false },
+    { name: 'embedded', fn: viaCluster, local: true },
+  ];
+  const use = (path) => {
+    if (path.local !== undefined) cluster.gatewayRunsLocally(path.local);
   };
-  const b = await settled(bare);
-  const fl = await settled(viaFloor);
-  cluster.gatewayRunsLocally(false);
-  const q = await settled(viaCluster);
-  cluster.gatewayRunsLocally(true);
-  if (SETTLE > 0) await measure(viaCluster, SETTLE, parallel);
-  if (HOPS && parallel === 1) subscribe('trawl:hop', onHop);
-  const c = await measure(viaCluster, REQUESTS, parallel);
-  if (HOPS && parallel === 1) unsubscribe('trawl:hop', onHop);
-  rows.push({ parallel, bare: b, cluster: c, queued: q, floor: fl });
+  // `--settle` untimed requests of each path at this concurrency first: the warm-up runs one at a
+  // time, so the first timed run at 8 in flight used to absorb the conversion thread's and V8's
+  // compiling (measured: 2.3 ms a request of JIT threads in that window against 0.5-0.8 in the next
+  // ones, whichever path came first).
+  if (SETTLE > 0) {
+    for (const path of paths) {
+      use(path);
+      await measure(path.fn, SETTLE, parallel);
+    }
+  }
+  // The paths take turns in runs of `--chunk` requests, each run's order rotated: a change in the
+  // machine's load (other work on a shared machine) falls on every path alike. Measured one path
+  // after the other (about 5-10 s each), the bare loop's throughput at 8 in flight read 123 and
+  // 187 requests/s in two runs minutes apart, and the throughput ratio 1.22 and 0.49.
+  const chunks = Math.max(1, Math.round(REQUESTS / CHUNK));
+  const runs = new Map(paths.map((path) => [path.name, []]));
+  for (let i = 0; i < chunks; i++) {
+    const n = Math.round((REQUESTS * (i + 1)) / chunks) - Math.round((REQUESTS * i) / chunks);
+    for (let k = 0; k < paths.length; k++) {
+      const path = paths[(i + k) % paths.length];
+      use(path);
+      const timeHops = HOPS && parallel === 1 && path.name === 'embedded';
+      if (timeHops) subscribe('trawl:hop', onHop);
+      runs.get(path.name).push(await measure(path.fn, n, parallel));
+      if (timeHops) unsubscribe('trawl:hop', onHop);
+    }
+  }
+  rows.push({
+    parallel, bare: combine(runs.get('bare')), cluster: combine(runs.get('embedded')),
+    queued: combine(runs.get('queued')), floor: combine(runs.get('floor')),
+  });
 }
 
 const f = (x) => x.toFixed(1);
