@@ -93,8 +93,14 @@ export function createApp(deps: AppDeps): Express {
     isShuttingDown: deps.isShuttingDown,
     ...(config.TRAWL_PUBLIC_URL ? { publicUrl: config.TRAWL_PUBLIC_URL } : {}),
   }));
-  // Everything below needs Redis: fail fast while it is down.
-  app.use(redisAvailable(deps.redis));
+  // Everything below needs Redis: fail fast while it is down or not answering.
+  app.use(redisAvailable(deps.redis, {
+    stallMs: config.TRAWL_REDIS_STALL_MS,
+    onStall: (stalled) => {
+      if (stalled) deps.logger.warn({ stallMs: config.TRAWL_REDIS_STALL_MS }, 'redis is not answering: requests fail with 503 until it does');
+      else deps.logger.info('redis answers again');
+    },
+  }));
   app.use('/admin', adminAuth(config.TRAWL_ADMIN_KEY, deps.teams));
   if (config.TRAWL_QUEUE_UI) app.use(QUEUE_BOARD_PATH, queueBoard(deps.queues, { readOnly: config.TRAWL_QUEUE_UI_READ_ONLY }));
   app.use(adminRoutes({ teams: deps.teams, maxBodyBytes: config.TRAWL_MAX_BODY_BYTES, maxJsonDepth: config.TRAWL_MAX_JSON_DEPTH }));

@@ -9,13 +9,73 @@ import { TrawlError } from '@trawl/api-schema';
 export const REDIS_DOWN_GRACE_MS = 2000;
 
 /**
- * Once the Redis connection has been down (reconnecting) for `graceMs`, every request that needs it
- * fails at once with 503 SERVICE_UNAVAILABLE (and Retry-After) instead of queueing behind a Redis
- * that may not return.
+ * How long a connected Redis may leave a PING unanswered before requests fail at once, ms (a frozen
+ * or partitioned server: the connection stays open and nothing comes back). 0 turns it off.
  */
-export function redisAvailable(redis: Redis, opts: { graceMs?: number } = {}): RequestHandler {
+export const REDIS_STALL_MS = 5000;
+
+/** Least time between two PINGs of {@link redisAvailable}, ms. */
+const PING_EVERY_MS = 1000;
+
+/** Options of {@link redisAvailable}. */
+export interface RedisAvailableOptions {
+  /** Reconnecting time after which requests fail at once, ms. Default {@link REDIS_DOWN_GRACE_MS}. */
+  graceMs?: number;
+  /** Unanswered PING time after which requests fail at once, ms; 0: never. Default {@link REDIS_STALL_MS}. */
+  stallMs?: number;
+  /** Told when Redis stops answering a connected client, and when it answers again. */
+  onStall?: (stalled: boolean) => void;
+}
+
+/**
+ * Once the Redis connection has been down (reconnecting) for `graceMs`, or has left a PING
+ * unanswered for `stallMs` while connected, every request that needs it fails at once with 503
+ * SERVICE_UNAVAILABLE (and Retry-After) instead of queueing behind a Redis that may not return: a
+ * gateway taking heavy traffic would otherwise hold every request (its socket, its body, its queued
+ * commands) for as long as the server is frozen or the network partitioned, which TCP alone notices
+ * only after many minutes.
+ *
+ * The PING rides on traffic: a request sends one when none is out and the last was answered over a
+ * second ago, so an idle gateway sends nothing. A ping counts as unanswered only when it still is
+ * after an event-loop turn has read every socket: a gateway whose own loop was blocked past
+ * `stallMs` reads the answer first, and does not turn requests away for it.
+ */
+export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): RequestHandler {
   const graceMs = opts.graceMs ?? REDIS_DOWN_GRACE_MS;
+  const stallMs = opts.stallMs ?? REDIS_STALL_MS;
   let downSince: number | undefined;
+  /** The PING out, if any. */
+  let ping: { timer: NodeJS.Timeout } | undefined;
+  let lastAnsweredAt = 0;
+  let stalled = false;
+  const setStalled = (on: boolean): void => {
+    if (stalled === on) return;
+    stalled = on;
+    opts.onStall?.(on);
+  };
+  const answered = (): void => {
+    if (!ping) return;
+    clearTimeout(ping.timer);
+    ping = undefined;
+    lastAnsweredAt = Date.now();
+    setStalled(false);
+  };
+  const sendPing = (): void => {
+    const sent: { timer: NodeJS.Timeout } = {
+      timer: setTimeout(() => {
+        // Judged after the poll phase: an answer already in the socket has been read by then.
+        setImmediate(() => {
+          if (ping === sent && redis.status === 'ready') setStalled(true);
+        });
+      }, stallMs).unref(),
+    };
+    ping = sent;
+    // A rejection (the connection closed under it) ends the ping as well: `downSince` takes over.
+    const settle = (): void => {
+      if (ping === sent) answered();
+    };
+    void redis.ping().then(settle, settle);
+  };
   const down = () => {
     downSince ??= Date.now();
   };
@@ -23,8 +83,14 @@ export function redisAvailable(redis: Redis, opts: { graceMs?: number } = {}): R
   redis.on('reconnecting', down);
   redis.on('ready', () => {
     downSince = undefined;
+    answered();
   });
   return (_req, _res, next) => {
+    if (stallMs > 0 && redis.status === 'ready' && !ping && Date.now() - lastAnsweredAt >= PING_EVERY_MS) sendPing();
+    if (stalled) {
+      next(new TrawlError('SERVICE_UNAVAILABLE', 'Redis is not answering; try again shortly', { retryable: true }));
+      return;
+    }
     if (redis.status === 'ready' || downSince === undefined || Date.now() - downSince < graceMs) return next();
     next(new TrawlError('SERVICE_UNAVAILABLE', 'Redis is unreachable; try again shortly', { retryable: true }));
   };
