@@ -7,7 +7,9 @@ import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-p
 /**
  * Faults during real work: a 1,000-page crawl and a stream of sync scrapes run while worker processes
  * are SIGKILLed five times, frozen twice (SIGSTOP past their job locks, then SIGCONT: a process
- * starved on a busy machine), and Redis restarts once (AOF). Bounded: loopback only, about a minute.
+ * starved on a busy machine), Redis restarts once (AOF) and freezes once for 6 s (SIGSTOP, its
+ * connections open: every job lock and the gateway's stall limit run out). Bounded: loopback only,
+ * about a minute.
  * `npm run chaos -- --runs N --stress` runs it N times on a machine kept busy.
  */
 const PAGES = 1000;
@@ -151,7 +153,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => bo
 }
 
 describe('chaos', () => {
-  it('a 1,000-page crawl and sync scrapes survive 5 worker SIGKILLs, 2 worker freezes and a Redis restart: every page once, no sync past its timeout, slots back to 0', async () => {
+  it('a 1,000-page crawl and sync scrapes survive 5 worker SIGKILLs, 2 worker freezes, a Redis restart and a Redis freeze: every page once, no sync past its timeout, slots back to 0', async () => {
     const crawlTeam = await cluster.team({ concurrency: 8, ratePerMinute: 100_000 });
     const syncTeam = await cluster.team({ concurrency: 2, ratePerMinute: 100_000 });
     const expected = site.reachable();
@@ -175,14 +177,15 @@ describe('chaos', () => {
     };
 
     // Faults at fixed points of progress: five worker kills (each replaced), two worker freezes (a
-    // starved process outliving its job locks) and one Redis restart. While a fault is injected (a
-    // freeze waits up to 8 s for a stalled job, a new worker takes seconds to start on a busy machine)
-    // the site answers slowly, so the crawl, its pages in flight, barely moves on: at full speed it
+    // starved process outliving its job locks), one Redis restart and one Redis freeze. While a fault
+    // is injected (a freeze waits up to 8 s for a stalled job, a new worker takes seconds to start on a
+    // busy machine) the site answers slowly, so the crawl, its pages in flight, barely moves on: at full speed it
     // went 250-480 pages past a point before the next fault came (`npm run chaos -- --stress`), and
     // could end before its last fault.
-    const faults: Array<{ at: number; fault: 'kill' | 'redis' | 'pause' }> = [
+    const faults: Array<{ at: number; fault: 'kill' | 'redis' | 'pause' | 'redis-freeze' }> = [
       { at: 60, fault: 'kill' }, { at: 120, fault: 'pause' }, { at: 180, fault: 'kill' }, { at: 260, fault: 'redis' },
       { at: 330, fault: 'kill' }, { at: 400, fault: 'pause' }, { at: 460, fault: 'kill' }, { at: 520, fault: 'kill' },
+      { at: 580, fault: 'redis-freeze' },
     ];
     const log: string[] = [];
     for (const [i, f] of faults.entries()) {
@@ -203,6 +206,12 @@ describe('chaos', () => {
         // Until another worker has taken one of its jobs over (none stalls when it held none).
         await waitFor('a job of the frozen worker stalled', stalled, (n) => n > before, 8_000).catch(() => undefined);
         victim.child.kill('SIGCONT');
+      } else if (f.fault === 'redis-freeze') {
+        // Redis frozen with its connections open (a fork on a large dataset, a paused VM, a
+        // partition) past every job lock and the gateway's stall limit.
+        cluster.redisServer.pause();
+        await new Promise((resolve) => setTimeout(resolve, 6000));
+        cluster.redisServer.resume();
       } else {
         await cluster.redisServer.restart();
       }

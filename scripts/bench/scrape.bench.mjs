@@ -5,8 +5,10 @@
 // each: `embedded` (one process, as `npm start`: the worker runs what its API admits without BullMQ)
 // and `queued` (every scrape through BullMQ, as a gateway in its own process sends them). Pages: real
 // articles from ../shared/corpora/readability, served on loopback. Usage: node scripts/bench/scrape.bench.mjs [--requests 400] [--chunk 50] [--pages 20] [--warmup 250] [--settle 100] [--hops 1]
-// --chunk N: the paths take turns in runs of N requests (rotated order), so that load from outside falls on all alike.
-// --settle N: untimed requests of the same path at the same concurrency before each timed row (default 100).
+// --chunk N: the paths take turns in runs of N requests (a balanced order), so that load from outside
+// falls on all alike. At 8 in flight each run ramps up and drains, so throughput reads a few percent
+// lower than in the one-run-a-path rows of rounds before the fifteenth: compare ratios, not req/s.
+// --settle N: untimed requests of each path at each concurrency before its timed runs (default 100).
 // --hops 1: also prints where the time of a request goes at one in flight, hop by hop, from the
 // `trawl:hop` diagnostics channel (packages/queue/src/hop-timing.ts); off by default (it costs a little).
 // BENCH_NO_LOCAL_RESULTS=1: the embedded row's outcomes reach the gateway through the results channel
@@ -104,11 +106,11 @@ function stats(ms) {
 // threads; not the cluster's client, in its own process) plus redis-server. Unlike latency it hardly
 // moves when other work shares the machine: on a dedicated machine, throughput at 8 in flight is bounded by it.
 /** One timed run of `fn`: its latencies, wall time and CPU (this process, redis-server), as totals. */
-async function measure(fn, n, parallel) {
+async function measure(fn, n, parallel, first = 0) {
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSec();
-  // Pages from the first one on, in every run: each path sees the same mix.
-  const { times, wallMs } = await fn(n, parallel, 0);
+  // Each path's runs start at the same page numbers: every path sees the same mix.
+  const { times, wallMs } = await fn(n, parallel, first);
   const cpu = process.cpuUsage(cpu0);
   return { n, times, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, redisMs: (await redisCpuSec() - redis0) * 1000 };
 }
@@ -130,6 +132,8 @@ for (let i = 0; i < WARMUP; i++) {
   await viaFloor(1, 1, i);
 }
 const rows = [];
+/** Orders of four paths, one a round (a Williams square: balanced for place and predecessor). */
+const WILLIAMS = [[0, 1, 3, 2], [1, 2, 0, 3], [2, 3, 1, 0], [3, 0, 2, 1]];
 const hops = new Map();
 const onHop = ({ hop, ms }) => {
   if (!hops.has(hop)) hops.set(hop, []);
@@ -158,20 +162,23 @@ for (const parallel of [1, 8]) {
       await measure(path.fn, SETTLE, parallel);
     }
   }
-  // The paths take turns in runs of `--chunk` requests, each run's order rotated: a change in the
-  // machine's load (other work on a shared machine) falls on every path alike. Measured one path
-  // after the other (about 5-10 s each), the bare loop's throughput at 8 in flight read 123 and
-  // 187 requests/s in two runs minutes apart, and the throughput ratio 1.22 and 0.49.
-  const chunks = Math.max(1, Math.round(REQUESTS / CHUNK));
+  // The paths take turns in runs of `--chunk` requests: a change in the machine's load (other work
+  // on a shared machine) falls on every path alike. Measured one path after the other (about 5-10 s
+  // each), the bare loop's throughput at 8 in flight read 123 and 187 requests/s in two runs minutes
+  // apart, and the throughput ratio 1.22 and 0.49. The order of each round of four runs comes from a
+  // Williams square: over four rounds every path runs once in each place and follows each other path
+  // once, so what one run leaves behind (the bare loop's garbage) does not always fall on the same one.
+  const chunks = Math.max(1, Math.round(REQUESTS / Math.max(1, CHUNK)));
   const runs = new Map(paths.map((path) => [path.name, []]));
   for (let i = 0; i < chunks; i++) {
-    const n = Math.round((REQUESTS * (i + 1)) / chunks) - Math.round((REQUESTS * i) / chunks);
-    for (let k = 0; k < paths.length; k++) {
-      const path = paths[(i + k) % paths.length];
+    const first = Math.round((REQUESTS * i) / chunks);
+    const n = Math.round((REQUESTS * (i + 1)) / chunks) - first;
+    for (const k of WILLIAMS[i % WILLIAMS.length]) {
+      const path = paths[k];
       use(path);
       const timeHops = HOPS && parallel === 1 && path.name === 'embedded';
       if (timeHops) subscribe('trawl:hop', onHop);
-      runs.get(path.name).push(await measure(path.fn, n, parallel));
+      runs.get(path.name).push(await measure(path.fn, n, parallel, first));
       if (timeHops) unsubscribe('trawl:hop', onHop);
     }
   }
@@ -207,7 +214,7 @@ if (HOPS) {
   }
 }
 mkdirSync(join(ROOT, '.bench'), { recursive: true });
-writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, pages: site.pages, rows }, null, 2));
+writeFileSync(join(ROOT, '.bench/scrape.json'), JSON.stringify({ requests: REQUESTS, chunk: CHUNK, pages: site.pages, rows }, null, 2));
 
 client.close();
 floor.close();

@@ -52,9 +52,10 @@ export const apiConfigSchema = z.object({
   TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
   /**
    * How long a connected Redis may leave the gateway's PING unanswered (a frozen server, a network
-   * partition) before requests fail at once with 503 SERVICE_UNAVAILABLE, ms; 0 turns it off. Default 5000.
+   * partition) before requests fail at once with 503 SERVICE_UNAVAILABLE, ms; 0 turns it off. Not
+   * used with a Redis Cluster. Default 5000.
    */
-  TRAWL_REDIS_STALL_MS: envInt(5_000, { min: 0 }),
+  TRAWL_REDIS_STALL_MS: envInt(5_000, { min: 0, max: 600_000 }),
   /**
    * After SIGTERM: how long in-flight requests (sync scrapes waiting for their result) get, ms; those
    * still waiting then answer 503 SERVER_SHUTTING_DOWN. Default 30000.

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
+import { isRedisCluster } from '@trawl/queue';
 
 /**
  * How long a lost Redis connection may be reconnecting before requests fail at once, ms. A restart
@@ -36,16 +37,21 @@ export interface RedisAvailableOptions {
  * only after many minutes.
  *
  * The PING rides on traffic: a request sends one when none is out and the last was answered over a
- * second ago, so an idle gateway sends nothing. A ping counts as unanswered only when it still is
- * after an event-loop turn has read every socket: a gateway whose own loop was blocked past
- * `stallMs` reads the answer first, and does not turn requests away for it.
+ * second ago, so an idle gateway sends nothing, and the first requests after a freeze wait up to
+ * `stallMs` plus a second before it is noticed. The wait starts once the PING has been written, and
+ * a ping counts as unanswered only when it still is after a poll phase that followed the wait: a
+ * gateway whose own loop was blocked past `stallMs` reads an answer that came meanwhile first, and
+ * does not turn requests away for it. A Redis Cluster client is not watched for stalls: its PING
+ * goes to one node of its choosing.
  */
 export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): RequestHandler {
   const graceMs = opts.graceMs ?? REDIS_DOWN_GRACE_MS;
-  const stallMs = opts.stallMs ?? REDIS_STALL_MS;
+  // A Redis Cluster client's PING goes to one node of its choice: one frozen shard would turn every
+  // request away, those of healthy shards too. Not watched: its stalls wait, as before.
+  const stallMs = isRedisCluster(redis) ? 0 : opts.stallMs ?? REDIS_STALL_MS;
   let downSince: number | undefined;
   /** The PING out, if any. */
-  let ping: { timer: NodeJS.Timeout } | undefined;
+  let ping: { timer?: NodeJS.Timeout } | undefined;
   let lastAnsweredAt = 0;
   let stalled = false;
   const setStalled = (on: boolean): void => {
@@ -61,20 +67,24 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
     setStalled(false);
   };
   const sendPing = (): void => {
-    const sent: { timer: NodeJS.Timeout } = {
-      timer: setTimeout(() => {
-        // Judged after the poll phase: an answer already in the socket has been read by then.
-        setImmediate(() => {
-          if (ping === sent && redis.status === 'ready') setStalled(true);
-        });
-      }, stallMs).unref(),
-    };
+    const sent: { timer?: NodeJS.Timeout } = {};
     ping = sent;
     // A rejection (the connection closed under it) ends the ping as well: `downSince` takes over.
     const settle = (): void => {
       if (ping === sent) answered();
     };
     void redis.ping().then(settle, settle);
+    // The client holds its writes until the loop's check phase (coalesced writes,
+    // @trawl/queue's redis-connection): the wait starts after that flush, when the PING has left.
+    setImmediate(() => {
+      if (ping !== sent) return;
+      sent.timer = setTimeout(() => {
+        // Judged after a poll phase: an answer that came while the loop was busy has been read by then.
+        setImmediate(() => {
+          if (ping === sent && redis.status === 'ready') setStalled(true);
+        });
+      }, stallMs).unref();
+    });
   };
   const down = () => {
     downSince ??= Date.now();
