@@ -107,6 +107,8 @@ async function summarize(): Promise<void> {
     const [stc, atm, failed] = await cluster.redis.hmget(k, 'stc', 'atm', 'failedReason');
     const name = `stc${stc ?? 0}/atm${atm ?? 0}${failed ? `/${failed.slice(0, 40)}` : ''}`;
     jobs[name] = (jobs[name] ?? 0) + 1;
+    // A failed job in full: what it was, what it carried, why it failed.
+    if (failed) process.stderr.write(`chaos: failed job ${k} ${JSON.stringify(await cluster.redis.hgetall(k)).slice(0, 1500)}\n`);
   }
   process.stderr.write(`chaos: page jobs ${JSON.stringify(jobs)}\n`);
 }

@@ -192,11 +192,13 @@ export class CrawlCoordinator {
           await this.dispatcher.forget(page.jobId);
           await this.submit(crawl, page.jobId, page.url, page.depth, page.hidden);
         } else {
-          recovered.push({ crawlId, jobId: page.jobId, action: 'failed' });
           const r = await this.store.pageDone(crawlId, page.jobId, {
             kind: 'error',
             error: { id: page.jobId, timestamp: new Date(now).toISOString(), url: page.url, code: 'SCRAPE_FAILED', error: 'The page job ended without a result (worker crashes)' },
           }, now);
+          // `dup`: its own job recorded it after the in-flight list was read (the list is read once
+          // a pass, and a pass after Redis was away finds every page stale): nothing was recovered.
+          if (r.result === 'ok') recovered.push({ crawlId, jobId: page.jobId, action: 'failed' });
           if (r.completed) await this.ended(crawlId);
         }
       }
