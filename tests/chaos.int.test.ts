@@ -181,9 +181,9 @@ describe('chaos', () => {
     // Faults at fixed points of progress: five worker kills (each replaced), two worker freezes (a
     // starved process outliving its job locks), one Redis restart and one Redis freeze. While a fault
     // is injected (a freeze waits up to 8 s for a stalled job, a new worker takes seconds to start on a
-    // busy machine) the site answers slowly, so the crawl, its pages in flight, barely moves on: at full speed it
-    // went 250-480 pages past a point before the next fault came (`npm run chaos -- --stress`), and
-    // could end before its last fault.
+    // busy machine) the site answers slowly, so the crawl, its pages in flight, barely moves on: at
+    // full speed it went 250-480 pages past a point before the next fault came (`npm run chaos --
+    // --stress`), and could end before its last fault.
     const faults: Array<{ at: number; fault: 'kill' | 'redis' | 'pause' | 'redis-freeze' }> = [
       { at: 60, fault: 'kill' }, { at: 120, fault: 'pause' }, { at: 180, fault: 'kill' }, { at: 260, fault: 'redis' },
       { at: 330, fault: 'kill' }, { at: 400, fault: 'pause' }, { at: 460, fault: 'kill' }, { at: 520, fault: 'kill' },

@@ -33,8 +33,8 @@ export interface RedisAvailableOptions {
  * unanswered for `stallMs` while connected, every request that needs it fails at once with 503
  * SERVICE_UNAVAILABLE (and Retry-After) instead of queueing behind a Redis that may not return: a
  * gateway taking heavy traffic would otherwise hold every request (its socket, its body, its queued
- * commands) for as long as the server is frozen or the network partitioned, which TCP alone notices
- * only after many minutes.
+ * commands) for as long as the server is frozen (which TCP never notices) or the network is
+ * partitioned (which TCP notices after many minutes).
  *
  * The PING rides on traffic: a request sends one when none is out and the last was answered over a
  * second ago, so an idle gateway sends nothing, and the first requests after a freeze wait up to
