@@ -7,9 +7,9 @@ import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-p
 /**
  * Faults during real work: a 1,000-page crawl and a stream of sync scrapes run while worker processes
  * are SIGKILLed five times, frozen twice (SIGSTOP past their job locks, then SIGCONT: a process
- * starved on a busy machine), Redis restarts once (AOF) and freezes once for 6 s (SIGSTOP, its
- * connections open: every job lock and the gateway's stall limit run out). Bounded: loopback only,
- * about a minute.
+ * starved on a busy machine), Redis restarts once (AOF) and freezes once (SIGSTOP, its connections
+ * open) until the gateway turns requests away (its stall limit, 5 s: every job lock has run out by
+ * then). Bounded: loopback only, about a minute.
  * `npm run chaos -- --runs N --stress` runs it N times on a machine kept busy.
  */
 const PAGES = 1000;
@@ -144,6 +144,16 @@ function syncStream(key: string, clients: number) {
   return { records, stop: async () => { running = false; await done; } };
 }
 
+/**
+ * Whether a request is answered 503 at once because Redis does not answer (false while requests are
+ * still held on it; those are answered once it does).
+ */
+async function refusedAsStalled(key: string): Promise<boolean> {
+  const held = cluster.call('GET', '/v2/concurrency-check', { key });
+  const answer = await Promise.race([held, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200))]);
+  return answer?.status === 503 && answer.body.error === 'Redis is not answering; try again shortly';
+}
+
 async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -210,10 +220,14 @@ describe('chaos', () => {
         victim.child.kill('SIGCONT');
       } else if (f.fault === 'redis-freeze') {
         // Redis frozen with its connections open (a fork on a large dataset, a paused VM, a
-        // partition) past every job lock and the gateway's stall limit.
+        // partition) until the gateway turns requests away: by then its stall limit (5 s) and every
+        // job lock (2 s) have run out.
         cluster.redisServer.pause();
-        await new Promise((resolve) => setTimeout(resolve, 6000));
-        cluster.redisServer.resume();
+        try {
+          await waitFor('the gateway turning requests away while Redis is frozen', () => refusedAsStalled(crawlTeam.key), (refused) => refused, 60_000);
+        } finally {
+          cluster.redisServer.resume();
+        }
       } else {
         await cluster.redisServer.restart();
       }
