@@ -14,8 +14,9 @@ import { watchCrawl } from './helpers/crawl-watch.js';
  * A page whose job BullMQ fails for stalling too often (every run lost its lock) is run again by the
  * crawl watchdog as a new job, instead of being recorded as failed.
  *
- * Deterministic: runs are held in their page-cache read (the cache Redis is frozen), their locks are
- * deleted as an expiry would, and the cache comes back only once BullMQ has handed the job on.
+ * Deterministic: runs are held in their page-cache read (the cache Redis is frozen, and the cache's
+ * time limit is off), their locks are deleted as an expiry would, and the cache comes back only once
+ * BullMQ has handed the job on.
  */
 let cluster: TestCluster;
 let cacheRedis: RedisServerFixture;
@@ -35,6 +36,9 @@ beforeAll(async () => {
     .start();
   cluster = await TestCluster.start({
     CACHE_REDIS_URL: cacheRedis.url,
+    // Runs wait on the frozen cache Redis for as long as it is frozen (by default they would give up
+    // on it after a second and fetch: tests/cache-redis-faults.int.test.ts).
+    TRAWL_CACHE_TIMEOUT_MS: '0',
     TRAWL_JOB_LOCK_MS: '1000',
     TRAWL_WORKER_CONCURRENCY: '6',
     TRAWL_CRAWL_HOST_RATE_PER_SEC: '2',

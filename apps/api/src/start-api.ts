@@ -5,7 +5,7 @@ import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { Counter, createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import {
-  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type ResultStore, type TeamStore,
+  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type ResultStore, type TeamStore,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';
@@ -97,15 +97,10 @@ export async function startApi(
     ...(config.TRAWL_CACHE_ENABLED ? (['lockdown', 'minAge'] as const) : []),
   ]);
   // Derived cache hits are answered here (ScrapeService.scrape): the same cache the workers write.
-  const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
-    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-api-cache', onError: onRedisError, maxRetriesPerRequest: API_REDIS_RETRIES })
-    : redis;
-  const cache = config.TRAWL_CACHE_ENABLED
+  const cacheStore = openPageCache(config, redis, { connectionName: 'trawl-api-cache', onRedisError, maxRetriesPerRequest: API_REDIS_RETRIES, log: logger });
+  const cache = cacheStore
     ? {
-      pages: new PageCache(cacheRedis, {
-        prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
-        maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
-      }),
+      pages: cacheStore.cache,
       shared: config.TRAWL_CACHE_SHARED,
       lookups: new Counter({
         name: 'trawl_gateway_cache_lookups_total',
@@ -206,7 +201,7 @@ export async function startApi(
       hub.close();
       if (sweeper) clearInterval(sweeper);
       await blobStore.close();
-      if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
+      await cacheStore?.close();
       await stack.close();
     },
   };

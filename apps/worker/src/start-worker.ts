@@ -3,7 +3,7 @@ import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type 
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, closeRedisClient, createQueueStack, createRedisClient, type LocalRunner, type ResultStore,
+  CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type ResultStore,
 } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
@@ -113,19 +113,12 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const crawlPages = new CrawlPages({ store: crawlStore, coordinator, notify, logger, metrics });
   const changeStore = stack.changes;
   // The cache may live in its own (evicting) Redis; by default it shares the queue's, self-bounded.
-  const cacheRedis = config.TRAWL_CACHE_ENABLED && config.CACHE_REDIS_URL
-    ? createRedisClient({ url: config.CACHE_REDIS_URL, connectionName: 'trawl-worker-cache', onError })
-    : redis;
-  const pageCache = config.TRAWL_CACHE_ENABLED
-    ? new PageCache(cacheRedis, {
-      prefix: config.TRAWL_CACHE_PREFIX ?? config.TRAWL_REDIS_PREFIX, maxBytes: config.TRAWL_CACHE_MAX_BYTES,
-      maxEntryBytes: config.TRAWL_CACHE_MAX_ENTRY_BYTES, ttlSec: config.TRAWL_CACHE_TTL_SEC,
-    })
-    : undefined;
-  registerClusterMetrics(registry, () => stack.clusterStats.snapshot(cacheRedis));
-  if (pageCache && cacheRedis !== redis && config.TRAWL_CACHE_MAX_BYTES === 0) {
+  const cacheStore = openPageCache(config, redis, { connectionName: 'trawl-worker-cache', onRedisError: onError, log: logger });
+  const pageCache = cacheStore?.cache;
+  registerClusterMetrics(registry, () => stack.clusterStats.snapshot(cacheStore?.separate ? () => cacheStore.cache.redisMemory() : undefined));
+  if (cacheStore?.separate && config.TRAWL_CACHE_MAX_BYTES === 0) {
     // Unbounded by us and unable to evict: a full cache Redis would refuse every write.
-    void cacheRedis.config('GET', 'maxmemory-policy').then((reply) => {
+    void cacheStore.redis.config('GET', 'maxmemory-policy').then((reply) => {
       const policy = Array.isArray(reply) ? String(reply[1]) : '';
       if (policy === 'noeviction') logger.warn({ policy }, 'cache Redis does not evict and TRAWL_CACHE_MAX_BYTES is 0: set maxmemory-policy allkeys-lru on it');
     }, () => undefined);
@@ -313,7 +306,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
       await blobs?.close();
       if ('close' in fetcher && typeof fetcher.close === 'function') await (fetcher.close as () => Promise<void>)();
       await new Promise<void>((r) => metricsServer.server.close(() => r()));
-      if (cacheRedis !== redis) await closeRedisClient(cacheRedis);
+      await cacheStore?.close();
       await stack.close();
     },
   };

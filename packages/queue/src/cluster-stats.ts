@@ -114,14 +114,15 @@ export class ClusterStats {
 
   /**
    * Everything the cluster gauges show. Queue and slot figures come from the queue Redis (a failure
-   * there rejects); memory is read from it and from the cache Redis when separate (null when silent).
+   * there rejects); memory is read from it and, when the cache has a Redis of its own, through
+   * `cacheMemory` (PageCache.redisMemory, which fails at once while that Redis does not answer, so a
+   * frozen cache Redis never holds the queue figures that autoscaling reads); null when silent.
    */
-  async snapshot(cacheRedis?: Redis) {
-    const memory = (r: Redis) => readRedisMemory(r).catch(() => null);
-    const [queues, slots, queueMemory, cacheMemory] = await Promise.all([
-      this.queues(), this.slots(), memory(this.redis), cacheRedis && cacheRedis !== this.redis ? memory(cacheRedis) : undefined,
+  async snapshot(cacheMemory?: () => Promise<RedisMemory>) {
+    const [queues, slots, queueMemory, cache] = await Promise.all([
+      this.queues(), this.slots(), readRedisMemory(this.redis).catch(() => null), cacheMemory?.().catch(() => null),
     ]);
-    return { queues, slots, redis: { queue: queueMemory, ...(cacheMemory !== undefined ? { cache: cacheMemory } : {}) } };
+    return { queues, slots, redis: { queue: queueMemory, ...(cache !== undefined ? { cache } : {}) } };
   }
 
   /** Admitted (running) and backlogged jobs summed over every team with admission state. */

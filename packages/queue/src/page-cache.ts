@@ -2,7 +2,9 @@ import { promisify } from 'node:util';
 import { brotliDecompress, brotliDecompressSync, constants, type BrotliOptions } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Document } from '@trawl/api-schema';
+import { readRedisMemory, type RedisMemory } from './cluster-stats.js';
 import { hopTimingOn, recordHop } from './hop-timing.js';
+import { RedisBreaker, type RedisBreakerOptions } from './redis-breaker.js';
 import { defineScript } from './redis-script.js';
 import { brotli } from './small-compress.js';
 
@@ -102,6 +104,14 @@ export interface PageCacheOptions {
   ttlSec: number;
   /** Longest wait of a read for a write of its entry under way in this process, ms; default {@link CACHE_WRITE_WAIT_MS}. */
   writeWaitMs?: number;
+  /**
+   * Longest wait for the cache Redis' answer to one read or write, ms; past it the call fails (a miss,
+   * an unkept page) and the cache is skipped until that Redis answers a PING (see {@link RedisBreaker}).
+   * 0: calls wait as long as Redis takes. Default {@link CACHE_TIMEOUT_MS}.
+   */
+  timeoutMs?: number;
+  /** Told when the cache Redis stops answering (down or frozen) and when it answers again. */
+  onAvailability?: RedisBreakerOptions['onChange'];
   now?: () => number;
 }
 
@@ -126,6 +136,9 @@ export interface PutOptions {
  * goes on without it (the writer's Redis may be down, and its write waiting for it).
  */
 export const CACHE_WRITE_WAIT_MS = 2000;
+
+/** Default longest wait for one cache call's answer, ms (`TRAWL_CACHE_TIMEOUT_MS`). */
+export const CACHE_TIMEOUT_MS = 1000;
 
 /** Why {@link PageCache.put} did or did not store. */
 export type PutOutcome = 'stored' | 'too-large';
@@ -254,9 +267,14 @@ const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete2', numberOfKeys
  * A read of an entry that this process is writing (or the cache it {@link follow}s) waits for that
  * write (up to {@link CACHE_WRITE_WAIT_MS}): embedded mode answers a scrape before its page's cache
  * writes end, and the caller's next request must find them.
+ *
+ * Every call to Redis goes through a {@link RedisBreaker}: with the cache Redis down or frozen, reads
+ * and writes fail at once (or after `timeoutMs`) with RedisBreakerOpenError instead of holding the
+ * scrape, which then fetches (callers treat a failed read as a miss and never fail on a write).
  */
 export class PageCache {
   private readonly now: () => number;
+  private readonly breaker: RedisBreaker;
   /** Writes under way, by entry member (a page key, or a page key and an options hash); never reject. */
   private readonly writing = new Map<string, Promise<void>>();
   private followed: PageCache | undefined;
@@ -266,6 +284,9 @@ export class PageCache {
     private readonly opts: PageCacheOptions,
   ) {
     this.now = opts.now ?? Date.now;
+    this.breaker = new RedisBreaker(redis, {
+      name: 'page cache', timeoutMs: opts.timeoutMs ?? CACHE_TIMEOUT_MS, ...(opts.onAvailability ? { onChange: opts.onAvailability } : {}),
+    });
   }
 
   /**
@@ -281,7 +302,7 @@ export class PageCache {
     const keys = this.keysOf(key);
     const writing = this.writesOf(key);
     if (writing) await writing;
-    const value = await cacheGetScript.run(this.redis, keys.all, [key, String(this.now())]);
+    const value = await this.breaker.run(() => cacheGetScript.run(this.redis, keys.all, [key, String(this.now())]));
     if (!value) return null;
     try {
       return await decode(value);
@@ -323,10 +344,10 @@ export class PageCache {
     if (value.length > this.opts.maxEntryBytes) return 'too-large';
     const keys = this.keysOf(key);
     const budget = this.opts.maxBytes > 0 ? Math.max(1, Math.floor(this.opts.maxBytes / BUCKETS)) : 0;
-    await cachePutScript.run(this.redis, keys.all, [
+    await this.breaker.run(() => cachePutScript.run(this.redis, keys.all, [
       value, key, String(value.length), String(this.now()), String(budget),
       String(this.opts.ttlSec * 1000), keys.entryPrefix, String(MAX_EVICTIONS_PER_PUT), stamp,
-    ]);
+    ]));
     return 'stored';
   }
 
@@ -339,7 +360,8 @@ export class PageCache {
     // The entry and the page's stamp, which decides whether the entry is current.
     const writing = this.writesOf(member, key);
     if (writing) await writing;
-    const reply = await cacheGetDerivedScript.run(this.redis, this.keysOf(member).all, [member, String(this.now()), key]);
+    const keys = this.keysOf(member);
+    const reply = await this.breaker.run(() => cacheGetDerivedScript.run(this.redis, keys.all, [member, String(this.now()), key]));
     if (!reply) return null;
     let entry: DerivedEntry;
     try {
@@ -417,14 +439,20 @@ export class PageCache {
   }
 
   async delete(key: string): Promise<void> {
-    await cacheDeleteScript.run(this.redis, this.keysOf(key).all, [key]);
+    const keys = this.keysOf(key);
+    await this.breaker.run(() => cacheDeleteScript.run(this.redis, keys.all, [key]));
   }
 
   /** Bytes stored, summed over the buckets (for metrics and tests). */
   async storedBytes(): Promise<number> {
     // One GET per bucket, sent together: each bucket is its own slot on Redis Cluster (no MGET across slots).
-    const values = await Promise.all(Array.from({ length: BUCKETS }, (_, i) => this.redis.get(this.bucketKeys(i).bytes)));
+    const values = await this.breaker.run(() => Promise.all(Array.from({ length: BUCKETS }, (_, i) => this.redis.get(this.bucketKeys(i).bytes))));
     return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
+  }
+
+  /** Memory of the cache Redis (INFO), for its gauges; fails at once while it does not answer. */
+  redisMemory(): Promise<RedisMemory> {
+    return this.breaker.run(() => readRedisMemory(this.redis));
   }
 
   private keysOf(key: string) {

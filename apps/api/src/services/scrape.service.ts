@@ -10,7 +10,7 @@ import {
 import type { Logger } from '@trawl/observability';
 import { assertCapabilities } from './assert-capabilities.js';
 import {
-  cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason, timeHop,
+  RedisBreakerOpenError, cacheKeyOf, cacheReadOf, derivableRequest, derivedOptionsHash, scrapeCredits, staleReason, timeHop,
   type CreditLedger, type DerivedEntry, type DocumentBodyStore, type JobCancellations, type JobDispatcher, type PageCache,
   type ResultStore, type ResultWaiter, type ScrapeJob, type ScrapeQueueName, type StoredResult, type Team,
 } from '@trawl/queue';
@@ -125,7 +125,8 @@ export class ScrapeService {
       entry = await cache.pages.getDerived(key, derivedOptionsHash(request));
     } catch (err) {
       cache.lookups.inc({ mode, outcome: 'failed' });
-      log.warn({ err }, 'page cache read failed');
+      // A cache Redis down or frozen is logged once by the cache, not by every request meanwhile.
+      log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache read failed');
       return null;
     }
     if (!entry || staleReason(entry, request, read, this.now()) !== null) {

@@ -1,7 +1,7 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { scrapeCredits, type CachedPage, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
+import { RedisBreakerOpenError, scrapeCredits, type CachedPage, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
@@ -49,7 +49,8 @@ export class CacheStep {
   /**
    * A document from the cache, or undefined to go and fetch.
    * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
-   *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached.
+   *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached; SERVICE_UNAVAILABLE (retryable,
+   *   not billed) in those modes while the cache cannot be read (its Redis down or not answering).
    */
   async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<PageSource | undefined> {
     const read = cacheReadOf(request);
@@ -62,9 +63,10 @@ export class CacheStep {
     } catch (err) {
       // A cache Redis that is down costs a fetch, not the scrape; cache-only modes fail without a fetch.
       this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'failed' });
-      log.warn({ err }, 'page cache read failed');
+      // A cache Redis down or frozen is logged once by the cache, not by every scrape meanwhile.
+      log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache read failed');
       if (read.mode === 'fresh') return undefined;
-      throw new TrawlError('SCRAPE_FAILED', 'The page cache could not be read; the target was not contacted', { retryable: true });
+      throw new TrawlError('SERVICE_UNAVAILABLE', 'The page cache cannot be read right now; the target was not contacted. Try again shortly', { retryable: true });
     }
     const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
     if (entry && unusable === null) {
@@ -144,7 +146,7 @@ export class CacheStep {
     } catch (err) {
       // A cache that cannot be written must not fail the scrape.
       this.deps.metrics.cacheWrites.inc({ outcome: 'failed' });
-      log.warn({ err }, 'page cache write failed');
+      log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache write failed');
     }
   }
 

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RedisServerFixture } from '@trawl/testing';
+import type { Redis } from 'ioredis';
+import { RedisBreaker, RedisBreakerOpenError, type RedisBreakerReason } from './redis-breaker.js';
+import { createRedisClient } from './redis-connection.js';
+
+let server: RedisServerFixture;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await RedisServerFixture.start({ appendonly: false });
+  redis = createRedisClient({ url: server.url, connectionName: 'breaker-test' });
+  await redis.ping();
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+/** A breaker whose changes are recorded; `next()` resolves with the next change (an event, not a timer). */
+function watched(timeoutMs: number) {
+  const changes: Array<{ available: boolean; reason?: RedisBreakerReason }> = [];
+  let wake: (() => void) | undefined;
+  const breaker = new RedisBreaker(redis, {
+    name: 'test', timeoutMs, probeEveryMs: 50,
+    onChange: (c) => {
+      changes.push(c);
+      wake?.();
+    },
+  });
+  const next = (count: number): Promise<void> => (changes.length >= count ? Promise.resolve() : new Promise((r) => {
+    wake = () => {
+      if (changes.length >= count) r();
+    };
+  }));
+  return { breaker, changes, next };
+}
+
+/** Keeps this process's event loop busy for `ms` (a worker busy converting a page). */
+function blockLoop(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { /* busy */ }
+}
+
+/** The error a call failed with (it must fail). */
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('the call did not fail');
+}
+
+describe('RedisBreaker', () => {
+  it('passes answers and Redis errors through without opening', async () => {
+    const { breaker, changes } = watched(1000);
+    expect(await breaker.run(() => redis.echo('hello'))).toBe('hello');
+    const err = await failure(breaker.run(() => redis.call('NO-SUCH-COMMAND')));
+    expect(err).not.toBeInstanceOf(RedisBreakerOpenError);
+    expect(breaker.available).toBe(true);
+    expect(changes).toEqual([]);
+  });
+
+  it('fails a call left unanswered, fails the next at once, and closes once Redis answers a PING', async () => {
+    const { breaker, changes, next } = watched(200);
+    server.pause();
+    try {
+      const err = await failure(breaker.run(() => redis.echo('frozen')));
+      expect(err).toBeInstanceOf(RedisBreakerOpenError);
+      expect((err as RedisBreakerOpenError).reason).toBe('stalled');
+      expect(changes).toEqual([{ available: false, reason: 'stalled' }]);
+      // Open: the next call is not sent at all.
+      expect(breaker.available).toBe(false);
+      expect(((await failure(breaker.run(() => redis.echo('not sent')))) as RedisBreakerOpenError).reason).toBe('stalled');
+    } finally {
+      server.resume();
+    }
+    await next(2);
+    expect(changes[1]).toEqual({ available: true });
+    expect(await breaker.run(() => redis.echo('again'))).toBe('again');
+  });
+
+  it('does not count its own blocked event loop as a stall', async () => {
+    const { breaker, changes } = watched(100);
+    // Blocked before the command has even been written (the client flushes in the check phase)...
+    const first = breaker.run(() => redis.echo('one'));
+    blockLoop(300);
+    expect(await first).toBe('one');
+    // ...and after: the answer came during the block and is read before the verdict.
+    const second = breaker.run(() => redis.echo('two'));
+    await new Promise((r) => setImmediate(r));
+    blockLoop(300);
+    expect(await second).toBe('two');
+    expect(changes).toEqual([]);
+  });
+
+  it('is open while the client reconnects, and closes when it is ready again', async () => {
+    const { breaker, changes, next } = watched(1000);
+    await server.down();
+    try {
+      await next(1);
+      expect(changes[0]).toEqual({ available: false, reason: 'down' });
+      expect(((await failure(breaker.run(() => redis.echo('down')))) as RedisBreakerOpenError).reason).toBe('down');
+    } finally {
+      await server.up();
+    }
+    await next(2);
+    expect(changes[1]).toEqual({ available: true });
+    expect(await breaker.run(() => redis.echo('back'))).toBe('back');
+  });
+});

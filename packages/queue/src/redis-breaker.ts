@@ -1,0 +1,150 @@
+import type { Redis } from 'ioredis';
+
+/** Why a {@link RedisBreaker} turns calls away: its connection is lost, or it left a call unanswered. */
+export type RedisBreakerReason = 'down' | 'stalled';
+
+/** A call a {@link RedisBreaker} did not wait for: the Redis behind it is down or not answering. */
+export class RedisBreakerOpenError extends Error {
+  constructor(
+    readonly reason: RedisBreakerReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RedisBreakerOpenError';
+  }
+}
+
+/** Options of {@link RedisBreaker}. */
+export interface RedisBreakerOptions {
+  /** What the calls are for, in error messages (`page cache`). */
+  name: string;
+  /**
+   * Longest wait for a call's answer, ms: past it the call fails and the breaker opens until a PING
+   * is answered. 0: calls wait as long as Redis takes (the breaker then opens only while the client
+   * reconnects).
+   */
+  timeoutMs: number;
+  /** Least time between two PINGs while the breaker is open for a stall, ms. Default 1000. */
+  probeEveryMs?: number;
+  /** Told when the breaker opens (with why) and when it closes again. */
+  onChange?: (change: { available: boolean; reason?: RedisBreakerReason }) => void;
+}
+
+/**
+ * Calls to a Redis that is optional to the work (the page cache: a miss costs a fetch) fail at once
+ * instead of waiting while that Redis is down or frozen. Without it a command waits through every
+ * reconnection (the clients retry forever) and, with a frozen server or a partition, for as long as
+ * the connection stays open: every scrape would wait on its cache until its own timeout.
+ *
+ * Closed (calls go through) while the connection is ready; open while the client reconnects (from a
+ * lost connection until it is ready again), and from a call left unanswered `timeoutMs` until a PING (one at a time, every
+ * `probeEveryMs`) is answered. The wait starts once the call's commands have been written, and a
+ * call counts as unanswered only when it still is after a poll phase that followed its timer: a
+ * process whose own loop was blocked reads an answer that came meanwhile first. A call that timed out is not withdrawn: Redis may still run it later (harmless for a cache).
+ * On a Redis Cluster the PING goes to a node of the client's choosing, so one frozen shard may open
+ * the breaker again after each probe: the calls to that shard each wait `timeoutMs` once.
+ */
+export class RedisBreaker {
+  private openFor: RedisBreakerReason | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probing = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: RedisBreakerOptions,
+  ) {
+    // A lost connection that the client retries; a connection closed on purpose ends (`end`) instead.
+    redis.on('reconnecting', () => this.open('down'));
+    redis.on('ready', () => this.close());
+    redis.on('end', () => this.stopProbing());
+  }
+
+  /** Whether calls go through (the breaker is closed). */
+  get available(): boolean {
+    return this.openFor === undefined;
+  }
+
+  /**
+   * Runs `call` (one or more commands of this breaker's client) unless the breaker is open, and
+   * fails it with {@link RedisBreakerOpenError} if no answer came within `timeoutMs`.
+   */
+  run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.openFor) return Promise.reject(this.error(this.openFor));
+    // Closed on purpose (the process is stopping): nothing to wait for, and nothing to report.
+    if (this.redis.status === 'end') return Promise.reject(this.error('down'));
+    if (this.opts.timeoutMs <= 0) return call();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (done: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        done();
+      };
+      let pending: Promise<T>;
+      try {
+        pending = call();
+      } catch (err) {
+        settle(() => reject(err));
+        return;
+      }
+      pending.then((value) => settle(() => resolve(value)), (err: unknown) => settle(() => reject(err)));
+      // The client holds its writes until the loop's check phase (coalesced writes, redis-connection):
+      // the wait starts after that flush, when the commands have left.
+      setImmediate(() => {
+        if (settled) return;
+        timer = setTimeout(() => {
+          // Judged after a poll phase: an answer that came while the loop was busy has been read by then.
+          setImmediate(() => settle(() => {
+            this.open('stalled');
+            reject(this.error('stalled'));
+          }));
+        }, this.opts.timeoutMs);
+        timer.unref();
+      });
+    });
+  }
+
+  private error(reason: RedisBreakerReason): RedisBreakerOpenError {
+    return new RedisBreakerOpenError(reason, reason === 'down'
+      ? `The ${this.opts.name} Redis is unreachable`
+      : `The ${this.opts.name} Redis is not answering (no reply within ${this.opts.timeoutMs} ms)`);
+  }
+
+  private open(reason: RedisBreakerReason): void {
+    if (this.openFor === reason) return;
+    const wasOpen = this.openFor !== undefined;
+    this.openFor = reason;
+    // A lost connection ends with `ready`; only a stall needs probing.
+    if (reason === 'stalled') this.startProbing();
+    else this.stopProbing();
+    if (!wasOpen) this.opts.onChange?.({ available: false, reason });
+  }
+
+  private close(): void {
+    this.stopProbing();
+    if (this.openFor === undefined) return;
+    this.openFor = undefined;
+    this.opts.onChange?.({ available: true });
+  }
+
+  private startProbing(): void {
+    if (this.probeTimer) return;
+    this.probeTimer = setInterval(() => {
+      if (this.probing || this.redis.status !== 'ready') return;
+      this.probing = true;
+      const done = (answered: boolean): void => {
+        this.probing = false;
+        if (answered && this.openFor === 'stalled') this.close();
+      };
+      this.redis.ping().then(() => done(true), () => done(false));
+    }, this.opts.probeEveryMs ?? 1000);
+    this.probeTimer.unref();
+  }
+
+  private stopProbing(): void {
+    clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+}
