@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { whenUnanswered } from './redis-connection.js';
 
 /** Why a {@link RedisBreaker} turns calls away: its connection is lost, or it left a call unanswered. */
 export type RedisBreakerReason = 'down' | 'stalled';
@@ -38,9 +39,8 @@ export interface RedisBreakerOptions {
  *
  * Closed (calls go through) while the connection is ready; open while the client reconnects (from a
  * lost connection until it is ready again), and from a call left unanswered `timeoutMs` until a PING (one at a time, every
- * `probeEveryMs`) is answered. The wait starts once the call's commands have been written, and a
- * call counts as unanswered only when it still is after a poll phase that followed its timer: a
- * process whose own loop was blocked reads an answer that came meanwhile first. A call that timed out is not withdrawn: Redis may still run it later (harmless for a cache).
+ * `probeEveryMs`) is answered. The wait is {@link whenUnanswered}'s: from when the call's commands
+ * left, judged after a poll phase, so that this process's own blocked loop is not taken for a stall. A call that timed out is not withdrawn: Redis may still run it later (harmless for a cache).
  * On a Redis Cluster the PING goes to a node of the client's choosing, so one frozen shard may open
  * the breaker again after each probe: the calls to that shard each wait `timeoutMs` once.
  */
@@ -75,11 +75,12 @@ export class RedisBreaker {
     if (this.opts.timeoutMs <= 0) return call();
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
+      /** Ends the wait for an answer (set once the call is sent). */
+      const wait = { answered: (): void => undefined };
       const settle = (done: () => void): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        wait.answered();
         done();
       };
       let pending: Promise<T>;
@@ -89,20 +90,12 @@ export class RedisBreaker {
         settle(() => reject(err));
         return;
       }
+      // After the call: its commands are written in this turn's flush, which the wait follows.
+      wait.answered = whenUnanswered(this.opts.timeoutMs, () => settle(() => {
+        this.open('stalled');
+        reject(this.error('stalled'));
+      }));
       pending.then((value) => settle(() => resolve(value)), (err: unknown) => settle(() => reject(err)));
-      // The client holds its writes until the loop's check phase (coalesced writes, redis-connection):
-      // the wait starts after that flush, when the commands have left.
-      setImmediate(() => {
-        if (settled) return;
-        timer = setTimeout(() => {
-          // Judged after a poll phase: an answer that came while the loop was busy has been read by then.
-          setImmediate(() => settle(() => {
-            this.open('stalled');
-            reject(this.error('stalled'));
-          }));
-        }, this.opts.timeoutMs);
-        timer.unref();
-      });
     });
   }
 

@@ -119,6 +119,29 @@ function coalesceWrites(client: Redis): void {
 }
 
 /**
+ * Calls `unanswered` when a reply has not come `ms` after the commands of this turn left: the wait
+ * starts after the turn's coalesced write ({@link coalesceWrites}: the commands go out in the check
+ * phase), and the verdict is taken after a poll phase that followed the timer, so a process whose own
+ * loop was blocked past `ms` reads a reply that came meanwhile before judging. Call the returned
+ * function when the reply comes; `unanswered` is then never called.
+ */
+export function whenUnanswered(ms: number, unanswered: () => void): () => void {
+  let answered = false;
+  let timer: NodeJS.Timeout | undefined;
+  setImmediate(() => {
+    if (answered) return;
+    timer = setTimeout(() => setImmediate(() => {
+      if (!answered) unanswered();
+    }), ms);
+    timer.unref();
+  });
+  return () => {
+    answered = true;
+    clearTimeout(timer);
+  };
+}
+
+/**
  * Closes a client without ever waiting on a dead Redis: QUIT (pending replies flushed) when it is
  * connected, bounded by `timeoutMs`, then a plain disconnect.
  */

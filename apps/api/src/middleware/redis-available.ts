@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
-import { isRedisCluster } from '@trawl/queue';
+import { isRedisCluster, whenUnanswered } from '@trawl/queue';
 
 /**
  * How long a lost Redis connection may be reconnecting before requests fail at once, ms. A restart
@@ -50,8 +50,8 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
   // request away, those of healthy shards too. Not watched: its stalls wait, as before.
   const stallMs = isRedisCluster(redis) ? 0 : opts.stallMs ?? REDIS_STALL_MS;
   let downSince: number | undefined;
-  /** The PING out, if any. */
-  let ping: { timer?: NodeJS.Timeout } | undefined;
+  /** The PING out, if any, and what tells its wait that it was answered. */
+  let ping: { answered?: () => void } | undefined;
   let lastAnsweredAt = 0;
   let stalled = false;
   const setStalled = (on: boolean): void => {
@@ -61,29 +61,22 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
   };
   const answered = (): void => {
     if (!ping) return;
-    clearTimeout(ping.timer);
+    ping.answered?.();
     ping = undefined;
     lastAnsweredAt = Date.now();
     setStalled(false);
   };
   const sendPing = (): void => {
-    const sent: { timer?: NodeJS.Timeout } = {};
+    const sent: { answered?: () => void } = {};
     ping = sent;
     // A rejection (the connection closed under it) ends the ping as well: `downSince` takes over.
     const settle = (): void => {
       if (ping === sent) answered();
     };
     void redis.ping().then(settle, settle);
-    // The client holds its writes until the loop's check phase (coalesced writes,
-    // @trawl/queue's redis-connection): the wait starts after that flush, when the PING has left.
-    setImmediate(() => {
-      if (ping !== sent) return;
-      sent.timer = setTimeout(() => {
-        // Judged after a poll phase: an answer that came while the loop was busy has been read by then.
-        setImmediate(() => {
-          if (ping === sent && redis.status === 'ready') setStalled(true);
-        });
-      }, stallMs).unref();
+    // Counted from when the PING left, judged after a poll phase (@trawl/queue's whenUnanswered).
+    sent.answered = whenUnanswered(stallMs, () => {
+      if (ping === sent && redis.status === 'ready') setStalled(true);
     });
   };
   const down = () => {
