@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FixtureSite, RedisServerFixture } from '@trawl/testing';
+import { FixtureSite, RedisServerFixture, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 
 /**
  * The page cache in a Redis of its own (`CACHE_REDIS_URL`) that freezes (SIGSTOP: its connections stay
  * open, nothing answers) or goes down: scrapes skip the cache and fetch, cache-only modes refuse with
  * 503 without contacting the target, the queue gauges stay, and the cache is used again once it answers.
- * Before, every scrape waited on its cache read until its own timeout (408).
+ * Without the cache's time limit every scrape waited on its cache read until its own timeout (408).
  */
 const page = (name: string) => `<html><head><title>${name}</title></head><body><main><p>Page ${name} of the site, with enough text to be the main content.</p></main></body></html>`;
 
@@ -32,14 +32,16 @@ afterAll(async () => {
 const scrape = (path: string, extra: Record<string, unknown> = {}) =>
   cluster.call('POST', '/v2/scrape', { body: { url: site.url(path), timeout: 20_000, ...extra } });
 
-/** Scrapes `path` until the answer comes from the cache (once it is written and read again). */
+/**
+ * Scrapes `path` until the answer comes from the cache: once the cache Redis answers again (its
+ * client reconnects with a backoff of up to 2 s), the page is written and read back.
+ */
 async function untilHit(path: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  await waitFor(async () => {
     const r = await scrape(path);
     expect(r.status).toBe(200);
-    if (r.body.data.metadata.cacheState === 'hit') return;
-  }
-  throw new Error(`${path} never came from the cache`);
+    return r.body.data.metadata.cacheState === 'hit';
+  }, { what: `${path} to come from the cache`, timeoutMs: 30_000, intervalMs: 50 });
 }
 
 async function workerMetrics(): Promise<string> {
@@ -65,6 +67,9 @@ describe('a cache Redis that stops answering', () => {
       const lockdown = await scrape('/a', { lockdown: true });
       expect(lockdown.status).toBe(503);
       expect(lockdown.body.code).toBe('SERVICE_UNAVAILABLE');
+      const minAge = await scrape('/a', { minAge: 1 });
+      expect(minAge.status).toBe(503);
+      expect(minAge.body.code).toBe('SERVICE_UNAVAILABLE');
       expect(site.hits.get('/a')).toBe(fetchesOfA + 1);
       // The cluster gauges are read without waiting for the frozen cache Redis (autoscaling reads them).
       const metrics = await workerMetrics();

@@ -96,8 +96,8 @@ export function createApp(deps: AppDeps): Express {
   // Everything below needs Redis: fail fast while it is down or not answering.
   app.use(redisAvailable(deps.redis, {
     stallMs: config.TRAWL_REDIS_STALL_MS,
-    onStall: (stalled) => {
-      if (stalled) deps.logger.warn({ stallMs: config.TRAWL_REDIS_STALL_MS }, 'redis is not answering: requests fail with 503 until it does');
+    onStall: (stalled, nodes) => {
+      if (stalled) deps.logger.warn({ stallMs: config.TRAWL_REDIS_STALL_MS, nodes }, 'redis is not answering: requests fail with 503 until it does');
       else deps.logger.info('redis answers again');
     },
   }));

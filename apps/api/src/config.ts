@@ -52,8 +52,8 @@ export const apiConfigSchema = z.object({
   TRAWL_SYNC_GRACE_MS: envInt(2_000, { min: 0 }),
   /**
    * How long a connected Redis may leave the gateway's PING unanswered (a frozen server, a network
-   * partition) before requests fail at once with 503 SERVICE_UNAVAILABLE, ms; 0 turns it off. Not
-   * used with a Redis Cluster. Default 5000.
+   * partition) before requests fail at once with 503 SERVICE_UNAVAILABLE, ms; 0 turns it off. On a
+   * Redis Cluster every primary is pinged, and one frozen primary is enough. Default 5000.
    */
   TRAWL_REDIS_STALL_MS: envInt(5_000, { min: 0, max: 600_000 }),
   /**

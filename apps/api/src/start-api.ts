@@ -5,7 +5,7 @@ import { BROWSER_CAPABILITIES, LLM_CAPABILITIES, type Capability } from '@trawl/
 import { LocalBlobStore, createBlobStore } from '@trawl/blob-store';
 import { Counter, createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import {
-  PageCache, ParseUploadStore, RateLimiter, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type ResultStore, type TeamStore,
+  ParseUploadStore, RateLimiter, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type PageCache, type ResultStore, type TeamStore,
 } from '@trawl/queue';
 import { createApp } from './app.js';
 import { guardConnections } from './connection-guard.js';

@@ -3,7 +3,7 @@ import { createMetricsRegistry, registerClusterMetrics, throttledErrorLog, type 
 import { readFile } from 'node:fs/promises';
 import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
-  CancellationWatcher, HostRateLimiter, PageCache, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type ResultStore,
+  CancellationWatcher, HostRateLimiter, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type PageCache, type ResultStore,
 } from '@trawl/queue';
 import { TargetGuard } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';

@@ -71,7 +71,7 @@ export {
   type CrawlMonitorLink,
 } from './crawl-store.js';
 export { HostRateLimiter, isHostBusy, nextHostDelay, type HostPolitenessOptions, type HostResponse, type HostTicket } from './host-rate-limiter.js';
-export { CACHE_TIMEOUT_MS, CACHE_WRITE_WAIT_MS, PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type DerivedWrite, type EncodedPage, type PageCacheOptions, type PutOptions, type PutOutcome } from './page-cache.js';
+export { CACHE_WRITE_WAIT_MS, PageCache, type CachedPage, type CachedScreenshot, type CachedDocumentFacts, type DerivedEntry, type DerivedWrite, type EncodedPage, type PageCacheOptions, type PutOptions, type PutOutcome } from './page-cache.js';
 export { cacheKeyOf, cacheReadOf, derivableFormats, derivableRequest, derivedOptionsHash, mayStore, parserSignature, staleReason, unusableReason, type CacheRead } from './cache-policy.js';
 export { ChangeStore, type PageSnapshot } from './change-store.js';
 export { CrawlCoordinator, type CrawlNotifier, type CrawlLifecycleEvent, type CrawlCoordinatorOptions, type RecoveredPage } from './crawl-coordinator.js';

@@ -106,8 +106,8 @@ export interface PageCacheOptions {
   writeWaitMs?: number;
   /**
    * Longest wait for the cache Redis' answer to one read or write, ms; past it the call fails (a miss,
-   * an unkept page) and the cache is skipped until that Redis answers a PING (see {@link RedisBreaker}).
-   * 0: calls wait as long as Redis takes. Default {@link CACHE_TIMEOUT_MS}.
+   * an unkept page) and the cache is skipped until that Redis answers again (see {@link RedisBreaker}).
+   * 0: calls wait as long as Redis takes. Default 0 (the apps pass `TRAWL_CACHE_TIMEOUT_MS`, 1000).
    */
   timeoutMs?: number;
   /** Told when the cache Redis stops answering (down or frozen) and when it answers again. */
@@ -137,8 +137,11 @@ export interface PutOptions {
  */
 export const CACHE_WRITE_WAIT_MS = 2000;
 
-/** Default longest wait for one cache call's answer, ms (`TRAWL_CACHE_TIMEOUT_MS`). */
-export const CACHE_TIMEOUT_MS = 1000;
+/**
+ * Longest wait of a memory read for the cache Redis' gauges, ms: within the metrics collector's own
+ * limit (2 s), so that a frozen cache Redis never holds the queue gauges, whatever `timeoutMs` is.
+ */
+const MEMORY_READ_MS = 1000;
 
 /** Why {@link PageCache.put} did or did not store. */
 export type PutOutcome = 'stored' | 'too-large';
@@ -269,8 +272,9 @@ const cacheDeleteScript = defineScript({ name: 'trawlCacheDelete2', numberOfKeys
  * writes end, and the caller's next request must find them.
  *
  * Every call to Redis goes through a {@link RedisBreaker}: with the cache Redis down or frozen, reads
- * and writes fail at once (or after `timeoutMs`) with RedisBreakerOpenError instead of holding the
- * scrape, which then fetches (callers treat a failed read as a miss and never fail on a write).
+ * and writes fail after `timeoutMs`, and then at once until it answers again, with
+ * RedisBreakerOpenError instead of holding the scrape, which then fetches (callers treat a failed read
+ * as a miss and never fail on a write).
  */
 export class PageCache {
   private readonly now: () => number;
@@ -285,7 +289,7 @@ export class PageCache {
   ) {
     this.now = opts.now ?? Date.now;
     this.breaker = new RedisBreaker(redis, {
-      name: 'page cache', timeoutMs: opts.timeoutMs ?? CACHE_TIMEOUT_MS, ...(opts.onAvailability ? { onChange: opts.onAvailability } : {}),
+      name: 'page cache', timeoutMs: opts.timeoutMs ?? 0, ...(opts.onAvailability ? { onChange: opts.onAvailability } : {}),
     });
   }
 
@@ -450,9 +454,12 @@ export class PageCache {
     return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
   }
 
-  /** Memory of the cache Redis (INFO), for its gauges; fails at once while it does not answer. */
+  /**
+   * Memory of the cache Redis (INFO), for its gauges: fails at once while the cache is skipped, and
+   * after {@link MEMORY_READ_MS} without an answer (which alone does not make the cache skipped).
+   */
   redisMemory(): Promise<RedisMemory> {
-    return this.breaker.run(() => readRedisMemory(this.redis));
+    return this.breaker.run(() => readRedisMemory(this.redis), { timeoutMs: MEMORY_READ_MS, opens: false });
   }
 
   private keysOf(key: string) {

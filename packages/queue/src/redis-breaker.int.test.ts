@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RedisServerFixture } from '@trawl/testing';
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { RedisBreaker, RedisBreakerOpenError, type RedisBreakerReason } from './redis-breaker.js';
 import { createRedisClient } from './redis-connection.js';
@@ -83,31 +84,56 @@ describe('RedisBreaker', () => {
   });
 
   it('does not count its own blocked event loop as a stall', async () => {
-    const { breaker, changes } = watched(100);
+    const { breaker, changes } = watched(1000);
     // Blocked before the command has even been written (the client flushes in the check phase)...
     const first = breaker.run(() => redis.echo('one'));
-    blockLoop(300);
+    blockLoop(1300);
     expect(await first).toBe('one');
     // ...and after: the answer came during the block and is read before the verdict.
     const second = breaker.run(() => redis.echo('two'));
     await new Promise((r) => setImmediate(r));
-    blockLoop(300);
+    blockLoop(1300);
     expect(await second).toBe('two');
     expect(changes).toEqual([]);
   });
 
-  it('is open while the client reconnects, and closes when it is ready again', async () => {
-    const { breaker, changes, next } = watched(1000);
+  it('a call made while the connection is lost fails once its time is out; the breaker then stays open until a call finds it back', async () => {
+    const { breaker, changes } = watched(200);
     await server.down();
     try {
-      await next(1);
-      expect(changes[0]).toEqual({ available: false, reason: 'down' });
+      if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
       expect(((await failure(breaker.run(() => redis.echo('down')))) as RedisBreakerOpenError).reason).toBe('down');
+      expect(changes).toEqual([{ available: false, reason: 'down' }]);
+      expect(breaker.available).toBe(false);
     } finally {
       await server.up();
     }
-    await next(2);
-    expect(changes[1]).toEqual({ available: true });
+    if (redis.status !== 'ready') await once(redis, 'ready');
+    expect(await breaker.run(() => redis.echo('back'))).toBe('back');
+    expect(changes).toEqual([{ available: false, reason: 'down' }, { available: true }]);
+  });
+
+  it('a reconnection shorter than the limit only delays the calls made meanwhile', async () => {
+    const { breaker, changes } = watched(30_000);
+    await server.down();
+    if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
+    const during = breaker.run(() => redis.echo('queued'));
+    await server.up();
+    expect(await during).toBe('queued');
+    expect(changes).toEqual([]);
+  });
+
+  it('with no time limit, a call made while the connection is lost fails at once', async () => {
+    const { breaker, changes } = watched(0);
+    await server.down();
+    try {
+      if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
+      expect(((await failure(breaker.run(() => redis.echo('down')))) as RedisBreakerOpenError).reason).toBe('down');
+      expect(changes).toEqual([{ available: false, reason: 'down' }]);
+    } finally {
+      await server.up();
+    }
+    if (redis.status !== 'ready') await once(redis, 'ready');
     expect(await breaker.run(() => redis.echo('back'))).toBe('back');
   });
 });

@@ -20,9 +20,8 @@ export interface RedisBreakerOptions {
   /** What the calls are for, in error messages (`page cache`). */
   name: string;
   /**
-   * Longest wait for a call's answer, ms: past it the call fails and the breaker opens until a PING
-   * is answered. 0: calls wait as long as Redis takes (the breaker then opens only while the client
-   * reconnects).
+   * Longest wait for a call's answer, ms: past it the call fails and the breaker opens. 0: calls
+   * wait as long as Redis takes, and a call made while the client reconnects fails at once.
    */
   timeoutMs: number;
   /** Least time between two PINGs while the breaker is open for a stall, ms. Default 1000. */
@@ -31,18 +30,31 @@ export interface RedisBreakerOptions {
   onChange?: (change: { available: boolean; reason?: RedisBreakerReason }) => void;
 }
 
+/** Options of one {@link RedisBreaker.run}. */
+export interface RedisBreakerRunOptions {
+  /** This call's own limit, ms, instead of the breaker's. */
+  timeoutMs?: number;
+  /** Whether this call's timing out opens the breaker. Default true. */
+  opens?: boolean;
+}
+
 /**
  * Calls to a Redis that is optional to the work (the page cache: a miss costs a fetch) fail at once
  * instead of waiting while that Redis is down or frozen. Without it a command waits through every
  * reconnection (the clients retry forever) and, with a frozen server or a partition, for as long as
  * the connection stays open: every scrape would wait on its cache until its own timeout.
  *
- * Closed (calls go through) while the connection is ready; open while the client reconnects (from a
- * lost connection until it is ready again), and from a call left unanswered `timeoutMs` until a PING (one at a time, every
- * `probeEveryMs`) is answered. The wait is {@link whenUnanswered}'s: from when the call's commands
- * left, judged after a poll phase, so that this process's own blocked loop is not taken for a stall. A call that timed out is not withdrawn: Redis may still run it later (harmless for a cache).
- * On a Redis Cluster the PING goes to a node of the client's choosing, so one frozen shard may open
- * the breaker again after each probe: the calls to that shard each wait `timeoutMs` once.
+ * A call left unanswered for `timeoutMs` fails and opens the breaker: `stalled` when the connection
+ * is still up (it closes once a PING, one at a time every `probeEveryMs`, is answered), `down` when
+ * the client is reconnecting (it closes at the first call that finds the client ready again). While
+ * open, calls fail at once. So a short reconnection (a restart, an idle connection cut) only delays
+ * the calls made meanwhile, and is not reported. The wait is {@link whenUnanswered}'s: from when the
+ * call's commands left, judged after a poll phase, so that this process's own blocked loop is not
+ * taken for a stall. A call that timed out is not withdrawn: Redis may still run it later (harmless
+ * for a cache). It reads the client's state when called: no listener is added to the client.
+ *
+ * On a Redis Cluster the PING goes to a node of the client's choosing, so one frozen shard may close
+ * the breaker after a probe and open it again: the calls to that shard each wait `timeoutMs` once.
  */
 export class RedisBreaker {
   private openFor: RedisBreakerReason | undefined;
@@ -52,12 +64,7 @@ export class RedisBreaker {
   constructor(
     private readonly redis: Redis,
     private readonly opts: RedisBreakerOptions,
-  ) {
-    // A lost connection that the client retries; a connection closed on purpose ends (`end`) instead.
-    redis.on('reconnecting', () => this.open('down'));
-    redis.on('ready', () => this.close());
-    redis.on('end', () => this.stopProbing());
-  }
+  ) {}
 
   /** Whether calls go through (the breaker is closed). */
   get available(): boolean {
@@ -66,13 +73,20 @@ export class RedisBreaker {
 
   /**
    * Runs `call` (one or more commands of this breaker's client) unless the breaker is open, and
-   * fails it with {@link RedisBreakerOpenError} if no answer came within `timeoutMs`.
+   * fails it with {@link RedisBreakerOpenError} if no answer came within the limit.
    */
-  run<T>(call: () => Promise<T>): Promise<T> {
+  run<T>(call: () => Promise<T>, runOpts: RedisBreakerRunOptions = {}): Promise<T> {
+    const status = this.redis.status;
+    if (this.openFor === 'down' && status === 'ready') this.close();
     if (this.openFor) return Promise.reject(this.error(this.openFor));
     // Closed on purpose (the process is stopping): nothing to wait for, and nothing to report.
-    if (this.redis.status === 'end') return Promise.reject(this.error('down'));
-    if (this.opts.timeoutMs <= 0) return call();
+    if (status === 'end') return Promise.reject(this.error('down'));
+    const timeoutMs = runOpts.timeoutMs ?? this.opts.timeoutMs;
+    if (timeoutMs <= 0) {
+      if (status !== 'reconnecting') return call();
+      this.open('down');
+      return Promise.reject(this.error('down'));
+    }
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       /** Ends the wait for an answer (set once the call is sent). */
@@ -91,25 +105,26 @@ export class RedisBreaker {
         return;
       }
       // After the call: its commands are written in this turn's flush, which the wait follows.
-      wait.answered = whenUnanswered(this.opts.timeoutMs, () => settle(() => {
-        this.open('stalled');
-        reject(this.error('stalled'));
+      wait.answered = whenUnanswered(timeoutMs, () => settle(() => {
+        const reason = this.redis.status === 'ready' ? 'stalled' : 'down';
+        if (runOpts.opens !== false) this.open(reason);
+        reject(this.error(reason, timeoutMs));
       }));
       pending.then((value) => settle(() => resolve(value)), (err: unknown) => settle(() => reject(err)));
     });
   }
 
-  private error(reason: RedisBreakerReason): RedisBreakerOpenError {
+  private error(reason: RedisBreakerReason, timeoutMs = this.opts.timeoutMs): RedisBreakerOpenError {
     return new RedisBreakerOpenError(reason, reason === 'down'
       ? `The ${this.opts.name} Redis is unreachable`
-      : `The ${this.opts.name} Redis is not answering (no reply within ${this.opts.timeoutMs} ms)`);
+      : `The ${this.opts.name} Redis is not answering (no reply within ${timeoutMs} ms)`);
   }
 
   private open(reason: RedisBreakerReason): void {
-    if (this.openFor === reason) return;
+    // A lost connection stays the reason until it is back (a call sent before it was lost times out later).
+    if (this.openFor === reason || this.openFor === 'down') return;
     const wasOpen = this.openFor !== undefined;
     this.openFor = reason;
-    // A lost connection ends with `ready`; only a stall needs probing.
     if (reason === 'stalled') this.startProbing();
     else this.stopProbing();
     if (!wasOpen) this.opts.onChange?.({ available: false, reason });
@@ -125,7 +140,9 @@ export class RedisBreaker {
   private startProbing(): void {
     if (this.probeTimer) return;
     this.probeTimer = setInterval(() => {
-      if (this.probing || this.redis.status !== 'ready') return;
+      const status = this.redis.status;
+      if (status === 'end') return this.stopProbing();
+      if (this.probing || status !== 'ready') return;
       this.probing = true;
       const done = (answered: boolean): void => {
         this.probing = false;

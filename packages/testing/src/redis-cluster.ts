@@ -79,6 +79,20 @@ export class RedisClusterFixture {
     }
   }
 
+  /**
+   * Freezes primary `index` (SIGSTOP) until {@link resume}: its connections stay open and commands
+   * get no answer, as with a node stalled on a busy machine or cut off by a partition.
+   */
+  pause(index: number): void {
+    const pid = this.nodes[index]?.child.pid;
+    if (pid !== undefined) process.kill(pid, 'SIGSTOP');
+  }
+
+  resume(index: number): void {
+    const pid = this.nodes[index]?.child.pid;
+    if (pid !== undefined) process.kill(pid, 'SIGCONT');
+  }
+
   /** Stops every node (SIGKILL: a test cluster keeps nothing) and removes the folder. */
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((n) => new Promise<void>((resolve) => {

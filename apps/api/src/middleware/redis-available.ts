@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
-import { isRedisCluster, whenUnanswered } from '@trawl/queue';
+import { isRedisCluster, redisPrimaries, whenUnanswered } from '@trawl/queue';
 
 /**
  * How long a lost Redis connection may be reconnecting before requests fail at once, ms. A restart
@@ -24,8 +24,60 @@ export interface RedisAvailableOptions {
   graceMs?: number;
   /** Unanswered PING time after which requests fail at once, ms; 0: never. Default {@link REDIS_STALL_MS}. */
   stallMs?: number;
-  /** Told when Redis stops answering a connected client, and when it answers again. */
-  onStall?: (stalled: boolean) => void;
+  /**
+   * Told when Redis stops answering a connected client, and when it answers again; `nodes`: the
+   * `host:port` of the primaries that do not answer (on a Cluster, the frozen ones; else the server).
+   */
+  onStall?: (stalled: boolean, nodes: string[]) => void;
+}
+
+/** The PINGs of one connection: the client, or one primary of a Redis Cluster. */
+class NodePing {
+  /** The PING out, if any, and what ends its wait. */
+  private out: { answered: () => void } | undefined;
+  private lastAnsweredAt = 0;
+  stalled = false;
+
+  constructor(
+    readonly node: Redis,
+    private readonly stallMs: number,
+    private readonly changed: () => void,
+  ) {}
+
+  /** `host:port` of the node, for the log (`redis` when the client names none: Sentinel). */
+  get name(): string {
+    const { host, port } = this.node.options;
+    return host ? `${host}:${port ?? 6379}` : 'redis';
+  }
+
+  /** Sends a PING when none is out and the last was answered over a second ago. */
+  send(now: number): void {
+    if (this.out || this.node.status !== 'ready' || now - this.lastAnsweredAt < PING_EVERY_MS) return;
+    const sent = { answered: (): void => undefined };
+    this.out = sent;
+    // A rejection (the connection closed under it) ends the ping as well: the client reconnects.
+    const settle = (): void => {
+      if (this.out === sent) this.answered();
+    };
+    void this.node.ping().then(settle, settle);
+    // Counted from when the PING left, judged after a poll phase (@trawl/queue's whenUnanswered).
+    sent.answered = whenUnanswered(this.stallMs, () => {
+      if (this.out !== sent || this.node.status !== 'ready') return;
+      this.stalled = true;
+      this.changed();
+    });
+  }
+
+  /** Ends the PING out, if any (answered, or its connection replaced). */
+  answered(): void {
+    if (!this.out) return;
+    this.out.answered();
+    this.out = undefined;
+    this.lastAnsweredAt = Date.now();
+    if (!this.stalled) return;
+    this.stalled = false;
+    this.changed();
+  }
 }
 
 /**
@@ -38,46 +90,52 @@ export interface RedisAvailableOptions {
  *
  * The PING rides on traffic: a request sends one when none is out and the last was answered over a
  * second ago, so an idle gateway sends nothing, and the first requests after a freeze wait up to
- * `stallMs` plus a second before it is noticed. The wait starts once the PING has been written, and
- * a ping counts as unanswered only when it still is after a poll phase that followed the wait: a
- * gateway whose own loop was blocked past `stallMs` reads an answer that came meanwhile first, and
- * does not turn requests away for it. A Redis Cluster client is not watched for stalls: its PING
- * goes to one node of its choosing.
+ * `stallMs` plus a second before it is noticed. The wait is @trawl/queue's `whenUnanswered`: from
+ * when the PING left, judged after a poll phase, so that a gateway whose own loop was blocked past
+ * `stallMs` reads an answer that came meanwhile first and does not turn requests away for it.
+ *
+ * On a Redis Cluster every primary gets its own PING (the client's own PING reaches one node of its
+ * choosing), and one frozen primary turns requests away: a request reads and writes keys of several
+ * slots (its key, its team, its queue), so most would wait on that primary anyway. A primary that
+ * leaves the cluster's primaries (a failover) is no longer watched.
  */
 export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): RequestHandler {
   const graceMs = opts.graceMs ?? REDIS_DOWN_GRACE_MS;
-  // A Redis Cluster client's PING goes to one node of its choice: one frozen shard would turn every
-  // request away, those of healthy shards too. Not watched: its stalls wait, as before.
-  const stallMs = isRedisCluster(redis) ? 0 : opts.stallMs ?? REDIS_STALL_MS;
+  const stallMs = opts.stallMs ?? REDIS_STALL_MS;
+  const cluster = isRedisCluster(redis);
   let downSince: number | undefined;
-  /** The PING out, if any, and what tells its wait that it was answered. */
-  let ping: { answered?: () => void } | undefined;
-  let lastAnsweredAt = 0;
   let stalled = false;
-  const setStalled = (on: boolean): void => {
-    if (stalled === on) return;
-    stalled = on;
-    opts.onStall?.(on);
+  const pings = new Map<Redis, NodePing>();
+  const changed = (): void => {
+    const silent = [...pings.values()].filter((p) => p.stalled);
+    if (stalled === silent.length > 0) return;
+    stalled = silent.length > 0;
+    opts.onStall?.(stalled, silent.map((p) => p.name));
   };
-  const answered = (): void => {
-    if (!ping) return;
-    ping.answered?.();
-    ping = undefined;
-    lastAnsweredAt = Date.now();
-    setStalled(false);
+  const pingOf = (node: Redis): NodePing => {
+    let ping = pings.get(node);
+    if (!ping) {
+      ping = new NodePing(node, stallMs, changed);
+      pings.set(node, ping);
+    }
+    return ping;
   };
-  const sendPing = (): void => {
-    const sent: { answered?: () => void } = {};
-    ping = sent;
-    // A rejection (the connection closed under it) ends the ping as well: `downSince` takes over.
-    const settle = (): void => {
-      if (ping === sent) answered();
-    };
-    void redis.ping().then(settle, settle);
-    // Counted from when the PING left, judged after a poll phase (@trawl/queue's whenUnanswered).
-    sent.answered = whenUnanswered(stallMs, () => {
-      if (ping === sent && redis.status === 'ready') setStalled(true);
-    });
+  let listedAt = 0;
+  /** A PING for each primary not waiting for one (each at most once a second). */
+  const sendPings = (now: number): void => {
+    if (!cluster) return pingOf(redis).send(now);
+    if (now - listedAt >= PING_EVERY_MS) {
+      // A Cluster's primaries, listed afresh: a node that is no longer one (failed over) is dropped.
+      listedAt = now;
+      const primaries = new Set(redisPrimaries(redis));
+      let dropped = false;
+      for (const node of pings.keys()) {
+        if (!primaries.has(node)) dropped = pings.delete(node);
+      }
+      for (const node of primaries) pingOf(node);
+      if (dropped) changed();
+    }
+    for (const ping of pings.values()) ping.send(now);
   };
   const down = () => {
     downSince ??= Date.now();
@@ -86,10 +144,11 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
   redis.on('reconnecting', down);
   redis.on('ready', () => {
     downSince = undefined;
-    answered();
+    // A new connection: a PING out on the old one has no answer to wait for.
+    for (const ping of pings.values()) ping.answered();
   });
   return (_req, _res, next) => {
-    if (stallMs > 0 && redis.status === 'ready' && !ping && Date.now() - lastAnsweredAt >= PING_EVERY_MS) sendPing();
+    if (stallMs > 0 && redis.status === 'ready') sendPings(Date.now());
     if (stalled) {
       next(new TrawlError('SERVICE_UNAVAILABLE', 'Redis is not answering; try again shortly', { retryable: true }));
       return;

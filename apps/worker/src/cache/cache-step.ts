@@ -49,8 +49,9 @@ export class CacheStep {
   /**
    * A document from the cache, or undefined to go and fetch.
    * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
-   *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached; SERVICE_UNAVAILABLE (retryable,
-   *   not billed) in those modes while the cache cannot be read (its Redis down or not answering).
+   *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached; in those modes, when the cache
+   *   cannot be read, SERVICE_UNAVAILABLE while its Redis is down or not answering, else SCRAPE_FAILED
+   *   (both retryable, not billed).
    */
   async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<PageSource | undefined> {
     const read = cacheReadOf(request);
@@ -66,7 +67,10 @@ export class CacheStep {
       // A cache Redis down or frozen is logged once by the cache, not by every scrape meanwhile.
       log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache read failed');
       if (read.mode === 'fresh') return undefined;
-      throw new TrawlError('SERVICE_UNAVAILABLE', 'The page cache cannot be read right now; the target was not contacted. Try again shortly', { retryable: true });
+      if (err instanceof RedisBreakerOpenError) {
+        throw new TrawlError('SERVICE_UNAVAILABLE', 'The page cache cannot be read right now; the target was not contacted. Try again shortly', { retryable: true });
+      }
+      throw new TrawlError('SCRAPE_FAILED', 'The page cache could not be read; the target was not contacted', { retryable: true });
     }
     const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
     if (entry && unusable === null) {

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RedisClusterFixture, waitFor } from '@trawl/testing';
+import { TestCluster } from './helpers/cluster.js';
+
+/**
+ * One primary of a 3-master Redis Cluster stops answering while its connections stay open (a frozen
+ * node, a partition): the gateway pings every primary, so once that one has left its PING unanswered
+ * for TRAWL_REDIS_STALL_MS, new requests are answered 503 at once instead of waiting on it; when it
+ * answers again, so does the gateway. (The Cluster client's own PING reaches one node of its
+ * choosing: before, a Cluster was not watched at all.)
+ */
+let redisCluster: RedisClusterFixture;
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  redisCluster = await RedisClusterFixture.start({ masters: 3 });
+  cluster = await TestCluster.start({ TRAWL_REDIS_STALL_MS: '1000' }, { redisUrl: redisCluster.url, worker: false });
+}, 60_000);
+
+afterAll(async () => {
+  for (const i of [0, 1, 2]) redisCluster?.resume(i);
+  await cluster?.stop();
+  await redisCluster?.stop();
+}, 30_000);
+
+type Answer = Awaited<ReturnType<TestCluster['call']>>;
+
+describe('a Redis Cluster primary that stops answering', () => {
+  it('gets new requests 503 at once while it is frozen, and the gateway serves again when it answers', async () => {
+    expect((await cluster.call('GET', '/v2/concurrency-check')).status).toBe(200);
+    redisCluster.pause(1);
+    // The node stays frozen until a request is turned away, or (without the check) for 15 s.
+    let resumed = false;
+    const bound = setTimeout(() => {
+      resumed = true;
+      redisCluster.resume(1);
+    }, 15_000);
+    const sent: Array<Promise<Answer>> = [];
+    let refused: Answer | undefined;
+    try {
+      // A request every 100 ms (the PINGs ride on them); those that need the frozen node wait.
+      while (!resumed && !refused) {
+        const answer = cluster.call('GET', '/v2/concurrency-check');
+        sent.push(answer);
+        const first = await Promise.race([answer, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
+        if (first?.status === 503) refused = first;
+      }
+    } finally {
+      clearTimeout(bound);
+    }
+    expect(resumed).toBe(false);
+    expect(refused?.body).toEqual({ success: false, code: 'SERVICE_UNAVAILABLE', error: 'Redis is not answering; try again shortly' });
+    redisCluster.resume(1);
+    // Every request held meanwhile is answered, and the gateway serves again.
+    await Promise.all(sent);
+    await waitFor(async () => (await cluster.call('GET', '/v2/concurrency-check')).status === 200, {
+      what: 'the gateway to serve again', timeoutMs: 30_000,
+    });
+  }, 90_000);
+});
