@@ -25,7 +25,8 @@ export const cacheEnv = {
    * Longest wait for the cache Redis to answer one read or write, ms. Past it the read is a miss (the
    * page is fetched) or the write is dropped, and the cache is skipped at once until that Redis
    * answers again: a cache Redis that is down or frozen costs fetches, never scrapes. 0: wait as long
-   * as it takes (a call made while the connection is lost still skips the cache). Default 1000.
+   * as it takes (a call made while the connection is lost and being re-established still skips the
+   * cache). Default 1000.
    */
   TRAWL_CACHE_TIMEOUT_MS: envInt(1000, { min: 0, max: 600_000 }),
   /** Seconds a cached page lives at most; 0 keeps it until evicted (lockdown accepts pages up to two years old). Default 0. */

@@ -1,5 +1,5 @@
 export { RedisKeys } from './redis-keys.js';
-export { closeRedisClient, createRedisClient, isRedisCluster, parseClusterUrl, redisConnectionFromEnv, redisPrimaries, whenUnanswered, type RedisConnectionOptions } from './redis-connection.js';
+export { closeRedisClient, createRedisClient, isRedisCluster, isRedisUnavailableError, parseClusterUrl, redisConnectionFromEnv, redisPrimaries, whenUnanswered, type RedisConnectionOptions } from './redis-connection.js';
 export { JobCancellations, CancellationWatcher, cancelledError, type CancellationWatch } from './job-cancellations.js';
 export { TeamStore, TEAM_DEFAULTS, hashApiKey, type Team, type TeamInput, type ApiKeyRecord } from './team-store.js';
 export { RateLimiter, type RateDecision } from './rate-limiter.js';

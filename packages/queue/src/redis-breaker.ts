@@ -21,7 +21,8 @@ export interface RedisBreakerOptions {
   name: string;
   /**
    * Longest wait for a call's answer, ms: past it the call fails and the breaker opens. 0: calls
-   * wait as long as Redis takes, and a call made while the client reconnects fails at once.
+   * wait as long as Redis takes, and a call made while a connection that was ready is lost (the
+   * client reconnecting) fails at once.
    */
   timeoutMs: number;
   /** Least time between two PINGs while the breaker is open for a stall, ms. Default 1000. */
@@ -58,13 +59,17 @@ export interface RedisBreakerRunOptions {
  */
 export class RedisBreaker {
   private openFor: RedisBreakerReason | undefined;
+  /** Whether the client was found ready once (a later other status is a lost connection). */
+  private connected: boolean;
   private probeTimer: NodeJS.Timeout | undefined;
   private probing = false;
 
   constructor(
     private readonly redis: Redis,
     private readonly opts: RedisBreakerOptions,
-  ) {}
+  ) {
+    this.connected = redis.status === 'ready';
+  }
 
   /** Whether calls go through (the breaker is closed). */
   get available(): boolean {
@@ -81,10 +86,13 @@ export class RedisBreaker {
     if (this.openFor) return Promise.reject(this.error(this.openFor));
     // Closed on purpose (the process is stopping): nothing to wait for, and nothing to report.
     if (status === 'end') return Promise.reject(this.error('down'));
+    if (status === 'ready') this.connected = true;
     const timeoutMs = runOpts.timeoutMs ?? this.opts.timeoutMs;
     if (timeoutMs <= 0) {
-      if (status !== 'reconnecting') return call();
-      this.open('down');
+      // No time limit: a call waits for an answer, not for a connection that was lost.
+      const lost = status === 'reconnecting' || (this.connected && status !== 'ready' && status !== 'wait');
+      if (!lost) return call();
+      if (runOpts.opens !== false) this.open('down');
       return Promise.reject(this.error('down'));
     }
     return new Promise<T>((resolve, reject) => {

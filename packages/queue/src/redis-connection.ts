@@ -142,6 +142,17 @@ export function whenUnanswered(ms: number, unanswered: () => void): () => void {
 }
 
 /**
+ * Errors of a Redis that cannot serve right now, not of a bug: a command that gave up reconnecting
+ * or was sent on a closed connection, a server still loading its data after a restart (`LOADING`),
+ * and a Redis Cluster that is down or none of whose nodes answered.
+ */
+export function isRedisUnavailableError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError'
+    || /^(Connection is closed|Stream isn't writeable|LOADING |CLUSTERDOWN )/.test(err.message);
+}
+
+/**
  * Closes a client without ever waiting on a dead Redis: QUIT (pending replies flushed) when it is
  * connected, bounded by `timeoutMs`, then a plain disconnect.
  */

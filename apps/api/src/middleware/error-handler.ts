@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { TrawlError } from '@trawl/api-schema';
+import { isRedisUnavailableError } from '@trawl/queue';
 import { ERROR_STATUS, SPEC_MESSAGES } from '../error-status.js';
 import { locals } from '../request-context.js';
-import { isRedisUnavailableError } from './redis-available.js';
 
 /**
  * Errors of the request itself raised before a route runs: express's body parser (they carry a

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { TrawlError } from '@trawl/api-schema';
 import { isRedisCluster, redisPrimaries, whenUnanswered } from '@trawl/queue';
 
@@ -38,21 +38,32 @@ class NodePing {
   private lastAnsweredAt = 0;
   stalled = false;
 
+  /**
+   * @param clusterNode a primary of a Cluster: its connection is made on first use (`wait`), and it
+   *   is pinged (and judged) while it connects too, since the client's commands to it wait for it.
+   */
   constructor(
     readonly node: Redis,
     private readonly stallMs: number,
     private readonly changed: () => void,
+    private readonly clusterNode: boolean,
   ) {}
 
-  /** `host:port` of the node, for the log (`redis` when the client names none: Sentinel). */
+  /** `host:port` of the node for the log (the primary's group name under Sentinel). */
   get name(): string {
-    const { host, port } = this.node.options;
-    return host ? `${host}:${port ?? 6379}` : 'redis';
+    const { host, port, sentinels, name } = this.node.options;
+    return sentinels?.length ? `sentinel:${name ?? ''}` : `${host ?? ''}:${port ?? ''}`;
+  }
+
+  /** Whether the node's connection is one a PING can be judged on. */
+  private watchable(): boolean {
+    const status = this.node.status;
+    return this.clusterNode ? status === 'ready' || status === 'wait' || status === 'connecting' || status === 'connect' : status === 'ready';
   }
 
   /** Sends a PING when none is out and the last was answered over a second ago. */
   send(now: number): void {
-    if (this.out || this.node.status !== 'ready' || now - this.lastAnsweredAt < PING_EVERY_MS) return;
+    if (this.out || now - this.lastAnsweredAt < PING_EVERY_MS || !this.watchable()) return;
     const sent = { answered: (): void => undefined };
     this.out = sent;
     // A rejection (the connection closed under it) ends the ping as well: the client reconnects.
@@ -62,7 +73,7 @@ class NodePing {
     void this.node.ping().then(settle, settle);
     // Counted from when the PING left, judged after a poll phase (@trawl/queue's whenUnanswered).
     sent.answered = whenUnanswered(this.stallMs, () => {
-      if (this.out !== sent || this.node.status !== 'ready') return;
+      if (this.out !== sent || !this.watchable()) return;
       this.stalled = true;
       this.changed();
     });
@@ -96,46 +107,38 @@ class NodePing {
  *
  * On a Redis Cluster every primary gets its own PING (the client's own PING reaches one node of its
  * choosing), and one frozen primary turns requests away: a request reads and writes keys of several
- * slots (its key, its team, its queue), so most would wait on that primary anyway. A primary that
- * leaves the cluster's primaries (a failover) is no longer watched.
+ * slots (its key, its team, its queue), so most would wait on that primary anyway. While one is
+ * silent the client's slot map is refreshed (at most once a second), so a primary that fails over to
+ * its replica leaves the list and stops counting.
  */
 export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): RequestHandler {
   const graceMs = opts.graceMs ?? REDIS_DOWN_GRACE_MS;
   const stallMs = opts.stallMs ?? REDIS_STALL_MS;
-  const cluster = isRedisCluster(redis);
+  const cluster = isRedisCluster(redis) ? (redis as unknown as Cluster) : undefined;
   let downSince: number | undefined;
   let stalled = false;
-  const pings = new Map<Redis, NodePing>();
+  /** One per primary (the client itself for a single Redis), kept as an array for the per-request loop. */
+  let pings: NodePing[] = [];
   const changed = (): void => {
-    const silent = [...pings.values()].filter((p) => p.stalled);
-    if (stalled === silent.length > 0) return;
-    stalled = silent.length > 0;
+    const silent = pings.filter((p) => p.stalled);
+    const nowStalled = silent.length > 0;
+    if (stalled === nowStalled) return;
+    stalled = nowStalled;
     opts.onStall?.(stalled, silent.map((p) => p.name));
   };
-  const pingOf = (node: Redis): NodePing => {
-    let ping = pings.get(node);
-    if (!ping) {
-      ping = new NodePing(node, stallMs, changed);
-      pings.set(node, ping);
-    }
-    return ping;
-  };
+  if (!cluster) pings = [new NodePing(redis, stallMs, changed, false)];
   let listedAt = 0;
-  /** A PING for each primary not waiting for one (each at most once a second). */
-  const sendPings = (now: number): void => {
-    if (!cluster) return pingOf(redis).send(now);
-    if (now - listedAt >= PING_EVERY_MS) {
-      // A Cluster's primaries, listed afresh: a node that is no longer one (failed over) is dropped.
-      listedAt = now;
-      const primaries = new Set(redisPrimaries(redis));
-      let dropped = false;
-      for (const node of pings.keys()) {
-        if (!primaries.has(node)) dropped = pings.delete(node);
-      }
-      for (const node of primaries) pingOf(node);
-      if (dropped) changed();
-    }
-    for (const ping of pings.values()) ping.send(now);
+  /** A Cluster's primaries, listed afresh: a node that is no longer one (failed over) is dropped. */
+  const listPrimaries = (): void => {
+    const primaries = redisPrimaries(redis);
+    const known = new Map(pings.map((p) => [p.node, p]));
+    const next = primaries.map((node) => known.get(node) ?? new NodePing(node, stallMs, changed, true));
+    const dropped = pings.some((p) => !primaries.includes(p.node));
+    pings = next;
+    if (dropped) changed();
+    // The client learns of a failover only from a redirection or a closed connection, and the
+    // requests turned away meanwhile send it neither: while a primary is silent, ask the cluster.
+    if (stalled) cluster?.refreshSlotsCache();
   };
   const down = () => {
     downSince ??= Date.now();
@@ -145,10 +148,17 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
   redis.on('ready', () => {
     downSince = undefined;
     // A new connection: a PING out on the old one has no answer to wait for.
-    for (const ping of pings.values()) ping.answered();
+    for (const ping of pings) ping.answered();
   });
   return (_req, _res, next) => {
-    if (stallMs > 0 && redis.status === 'ready') sendPings(Date.now());
+    if (stallMs > 0 && redis.status === 'ready') {
+      const now = Date.now();
+      if (cluster && now - listedAt >= PING_EVERY_MS) {
+        listedAt = now;
+        listPrimaries();
+      }
+      for (const ping of pings) ping.send(now);
+    }
     if (stalled) {
       next(new TrawlError('SERVICE_UNAVAILABLE', 'Redis is not answering; try again shortly', { retryable: true }));
       return;
@@ -156,13 +166,4 @@ export function redisAvailable(redis: Redis, opts: RedisAvailableOptions = {}): 
     if (redis.status === 'ready' || downSince === undefined || Date.now() - downSince < graceMs) return next();
     next(new TrawlError('SERVICE_UNAVAILABLE', 'Redis is unreachable; try again shortly', { retryable: true }));
   };
-}
-
-/**
- * ioredis errors of a lost connection (a command that gave up reconnecting, or sent on a closed
- * connection): the request failed because Redis is down, not because of a bug.
- */
-export function isRedisUnavailableError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.name === 'MaxRetriesPerRequestError' || /^Connection is closed|^Stream isn't writeable/.test(err.message);
 }

@@ -1,7 +1,7 @@
 import { TrawlError, type ScrapeRequest } from '@trawl/api-schema';
 import { blobKey, type BlobStore } from '@trawl/blob-store';
 import type { Logger } from '@trawl/observability';
-import { RedisBreakerOpenError, scrapeCredits, type CachedPage, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
+import { RedisBreakerOpenError, isRedisUnavailableError, scrapeCredits, type CachedPage, type EncodedPage, type PageCache, type ScrapeJob } from '@trawl/queue';
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
@@ -50,8 +50,8 @@ export class CacheStep {
    * A document from the cache, or undefined to go and fetch.
    * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
    *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached; in those modes, when the cache
-   *   cannot be read, SERVICE_UNAVAILABLE while its Redis is down or not answering, else SCRAPE_FAILED
-   *   (both retryable, not billed).
+   *   cannot be read, SERVICE_UNAVAILABLE while its Redis is down, loading or not answering, else
+   *   SCRAPE_FAILED (both retryable, not billed).
    */
   async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<PageSource | undefined> {
     const read = cacheReadOf(request);
@@ -67,7 +67,7 @@ export class CacheStep {
       // A cache Redis down or frozen is logged once by the cache, not by every scrape meanwhile.
       log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache read failed');
       if (read.mode === 'fresh') return undefined;
-      if (err instanceof RedisBreakerOpenError) {
+      if (err instanceof RedisBreakerOpenError || isRedisUnavailableError(err)) {
         throw new TrawlError('SERVICE_UNAVAILABLE', 'The page cache cannot be read right now; the target was not contacted. Try again shortly', { retryable: true });
       }
       throw new TrawlError('SCRAPE_FAILED', 'The page cache could not be read; the target was not contacted', { retryable: true });
