@@ -84,8 +84,8 @@ export class TestCluster {
     await this.startApi();
   }
 
-  /** fetch against the API with a bearer key and a JSON body. */
-  async call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  /** fetch against the API with a bearer key and a JSON body; `signal` aborts it (the promise rejects). */
+  async call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     const key = opts.key === undefined ? BOOT_KEY : opts.key;
     if (key) headers.authorization = `Bearer ${key}`;
@@ -93,7 +93,7 @@ export class TestCluster {
     if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.api.url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(this.api.url + path, { method, headers, ...(body !== undefined ? { body } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
     const text = await res.text();
     let json: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience over arbitrary bodies
     try {

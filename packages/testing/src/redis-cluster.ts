@@ -22,6 +22,9 @@ interface ClusterNodeProcess {
  * `redis+cluster://` URL Trawl's `REDIS_URL` takes.
  */
 export class RedisClusterFixture {
+  /** Replicas ({@link addReplica}), stopped with the primaries. */
+  private readonly replicas: ClusterNodeProcess[] = [];
+
   private constructor(private readonly nodes: ClusterNodeProcess[], readonly dir: string) {}
 
   /** `host:port` of every primary. */
@@ -80,6 +83,46 @@ export class RedisClusterFixture {
   }
 
   /**
+   * Starts a replica of primary `index` and waits until it has synced: when that primary fails
+   * (frozen past `cluster-node-timeout`, 5 s here), the replica takes its slots over.
+   */
+  async addReplica(index: number): Promise<void> {
+    const primary = this.nodes[index];
+    if (!primary) throw new RangeError(`no primary ${index}`);
+    let port = await freePort();
+    let busPort = await freePort();
+    while (busPort === port) busPort = await freePort();
+    const replica = await startNode(join(this.dir, `replica-${this.replicas.length}`), this.nodes.length + this.replicas.length, port, busPort);
+    this.replicas.push(replica);
+    port = replica.port;
+    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: false });
+    const primaryClient = new Redis({ host: '127.0.0.1', port: primary.port, lazyConnect: false });
+    try {
+      const primaryId = String(await primaryClient.call('CLUSTER', 'MYID'));
+      await client.call('CLUSTER', 'MEET', '127.0.0.1', String(primary.port), String(primary.busPort));
+      // REPLICATE needs the primary to be known to the new node first (gossip after the MEET).
+      await waitFor(async () => String(await client.call('CLUSTER', 'NODES')).includes(primaryId), { what: 'the replica to know its primary', timeoutMs: 30_000 });
+      await client.call('CLUSTER', 'REPLICATE', primaryId);
+      await waitFor(async () => /master_link_status:up/.test(await client.info('replication')), { what: 'the replica to sync', timeoutMs: 30_000 });
+      const all = [...this.nodes, ...this.replicas];
+      await waitFor(async () => {
+        const infos = await Promise.all(all.map(async (n) => {
+          const c = new Redis({ host: '127.0.0.1', port: n.port, lazyConnect: false });
+          try {
+            return String(await c.call('CLUSTER', 'INFO'));
+          } finally {
+            c.disconnect();
+          }
+        }));
+        return infos.every((info) => /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${all.length}\\b`).test(info));
+      }, { what: 'every node to know the replica', timeoutMs: 30_000 });
+    } finally {
+      client.disconnect();
+      primaryClient.disconnect();
+    }
+  }
+
+  /**
    * Freezes primary `index` (SIGSTOP) until {@link resume}: its connections stay open and commands
    * get no answer, as with a node stalled on a busy machine or cut off by a partition.
    */
@@ -95,7 +138,7 @@ export class RedisClusterFixture {
 
   /** Stops every node (SIGKILL: a test cluster keeps nothing) and removes the folder. */
   async stop(): Promise<void> {
-    await Promise.all(this.nodes.map((n) => new Promise<void>((resolve) => {
+    await Promise.all([...this.nodes, ...this.replicas].map((n) => new Promise<void>((resolve) => {
       if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
       n.child.once('exit', () => resolve());
       n.child.kill('SIGKILL');
