@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RedisClusterFixture, waitFor } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
+import { freezeUntilRefused } from './helpers/stall.js';
 
 /**
  * One primary of a 3-master Redis Cluster stops answering while its connections stay open (a frozen
@@ -25,32 +26,13 @@ afterAll(async () => {
   await redisCluster?.stop();
 }, 30_000);
 
-type Answer = Awaited<ReturnType<TestCluster['call']>>;
-
 describe('a Redis Cluster primary that stops answering', () => {
   it('gets new requests 503 at once while it is frozen, and the gateway serves again when it answers', async () => {
     expect((await cluster.call('GET', '/v2/concurrency-check')).status).toBe(200);
-    redisCluster.pause(1);
-    // The node stays frozen until a request is turned away, or (without the check) for 15 s.
-    let resumed = false;
-    const bound = setTimeout(() => {
-      resumed = true;
-      redisCluster.resume(1);
-    }, 15_000);
-    const sent: Array<Promise<Answer>> = [];
-    let refused: Answer | undefined;
-    try {
-      // A request every 100 ms (the PINGs ride on them); those that need the frozen node wait.
-      while (!resumed && !refused) {
-        const answer = cluster.call('GET', '/v2/concurrency-check');
-        sent.push(answer);
-        const first = await Promise.race([answer, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
-        if (first?.status === 503) refused = first;
-      }
-    } finally {
-      clearTimeout(bound);
-    }
-    expect(resumed).toBe(false);
+    const { refused, sent, resumedByBound } = await freezeUntilRefused(cluster, {
+      freeze: () => redisCluster.pause(1), resume: () => redisCluster.resume(1),
+    });
+    expect(resumedByBound).toBe(false);
     expect(refused?.body).toEqual({ success: false, code: 'SERVICE_UNAVAILABLE', error: 'Redis is not answering; try again shortly' });
     redisCluster.resume(1);
     // Every request held meanwhile is answered, and the gateway serves again.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestCluster } from './helpers/cluster.js';
+import { freezeUntilRefused } from './helpers/stall.js';
 
 /**
  * A Redis that stops answering while its connections stay open (a frozen server, or a network
@@ -19,32 +20,13 @@ afterAll(async () => {
   await cluster?.stop();
 }, 30_000);
 
-type Answer = Awaited<ReturnType<TestCluster['call']>>;
-
 describe('a Redis that stops answering', () => {
   it('gets new requests 503 at once while it is frozen, and the gateway serves again when it answers', async () => {
     expect((await cluster.call('GET', '/v2/concurrency-check')).status).toBe(200);
-    cluster.redisServer.pause();
-    // Redis stays frozen until a request is turned away, or (without the stall check) for 15 s.
-    let resumed = false;
-    const bound = setTimeout(() => {
-      resumed = true;
-      cluster.redisServer.resume();
-    }, 15_000);
-    const sent: Array<Promise<Answer>> = [];
-    let refused: Answer | undefined;
-    try {
-      // A request every 100 ms: the first ones wait on Redis (and send the PING).
-      while (!resumed && !refused) {
-        const answer = cluster.call('GET', '/v2/concurrency-check');
-        sent.push(answer);
-        const first = await Promise.race([answer, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
-        if (first?.status === 503) refused = first;
-      }
-    } finally {
-      clearTimeout(bound);
-    }
-    expect(resumed).toBe(false);
+    const { refused, sent, resumedByBound } = await freezeUntilRefused(cluster, {
+      freeze: () => cluster.redisServer.pause(), resume: () => cluster.redisServer.resume(),
+    });
+    expect(resumedByBound).toBe(false);
     expect(refused?.body).toEqual({ success: false, code: 'SERVICE_UNAVAILABLE', error: 'Redis is not answering; try again shortly' });
     expect(refused?.headers.get('retry-after')).toMatch(/^\d+$/);
     cluster.redisServer.resume();

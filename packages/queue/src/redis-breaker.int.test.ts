@@ -44,6 +44,18 @@ function blockLoop(ms: number): void {
   while (Date.now() < end) { /* busy */ }
 }
 
+/** Runs `check` while the server is down and the client reconnecting; returns once the client is ready again. */
+async function whileDown(check: () => Promise<void>): Promise<void> {
+  await server.down();
+  try {
+    if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
+    await check();
+  } finally {
+    await server.up();
+  }
+  if (redis.status !== 'ready') await once(redis, 'ready');
+}
+
 /** The error a call failed with (it must fail). */
 async function failure(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -99,41 +111,31 @@ describe('RedisBreaker', () => {
 
   it('a call made while the connection is lost fails once its time is out; the breaker then stays open until a call finds it back', async () => {
     const { breaker, changes } = watched(200);
-    await server.down();
-    try {
-      if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
+    await whileDown(async () => {
       expect(((await failure(breaker.run(() => redis.echo('down')))) as RedisBreakerOpenError).reason).toBe('down');
       expect(changes).toEqual([{ available: false, reason: 'down' }]);
       expect(breaker.available).toBe(false);
-    } finally {
-      await server.up();
-    }
-    if (redis.status !== 'ready') await once(redis, 'ready');
+    });
     expect(await breaker.run(() => redis.echo('back'))).toBe('back');
     expect(changes).toEqual([{ available: false, reason: 'down' }, { available: true }]);
   });
 
   it('a reconnection shorter than the limit only delays the calls made meanwhile', async () => {
     const { breaker, changes } = watched(30_000);
-    await server.down();
-    if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
-    const during = breaker.run(() => redis.echo('queued'));
-    await server.up();
+    let during: Promise<string> | undefined;
+    await whileDown(async () => {
+      during = breaker.run(() => redis.echo('queued'));
+    });
     expect(await during).toBe('queued');
     expect(changes).toEqual([]);
   });
 
   it('with no time limit, a call made while the connection is lost fails at once', async () => {
     const { breaker, changes } = watched(0);
-    await server.down();
-    try {
-      if (redis.status !== 'reconnecting') await once(redis, 'reconnecting');
+    await whileDown(async () => {
       expect(((await failure(breaker.run(() => redis.echo('down')))) as RedisBreakerOpenError).reason).toBe('down');
       expect(changes).toEqual([{ available: false, reason: 'down' }]);
-    } finally {
-      await server.up();
-    }
-    if (redis.status !== 'ready') await once(redis, 'ready');
+    });
     expect(await breaker.run(() => redis.echo('back'))).toBe('back');
   });
 });
