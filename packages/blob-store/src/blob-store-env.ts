@@ -62,6 +62,12 @@ export const blobStoreEnv = {
   /** S3 store: path-style addressing (`<endpoint>/<bucket>/<key>`), needed by MinIO. Default false. */
   TRAWL_S3_FORCE_PATH_STYLE: envBoolean(false),
   /**
+   * S3 store: longest wait for one upload, ms; past it the put fails (BLOB_STORE_FAILED, retryable).
+   * An object store that stops answering (a frozen server, a partition) would otherwise hold the job,
+   * and its worker slot, for good: the SDK sets no time limit of its own. Default 30000.
+   */
+  TRAWL_S3_REQUEST_TIMEOUT_MS: envInt(30_000, { min: 100, max: 600_000 }),
+  /**
    * S3 store: prefix of every object key, e.g. `trawl/blobs` (segments of `[A-Za-z0-9._-]`, surrounding
    * slashes ignored). Default none. Scope the bucket's expiry lifecycle rule to it.
    */

@@ -8,6 +8,8 @@ export interface PutBlobInput {
   body: Buffer;
   /** Media type served back with the blob, e.g. `image/png`; parameters allowed (`; charset=utf-8`). */
   contentType: string;
+  /** The job's deadline or cancellation: a put still under way fails with it (S3; a local write is short). */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link BlobStore.url}. */

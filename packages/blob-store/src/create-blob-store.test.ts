@@ -36,6 +36,7 @@ describe('blobStoreEnv', () => {
       TRAWL_S3_ACCESS_KEY_ID: undefined,
       TRAWL_S3_SECRET_ACCESS_KEY: undefined,
       TRAWL_S3_FORCE_PATH_STYLE: false,
+      TRAWL_S3_REQUEST_TIMEOUT_MS: 30_000,
       TRAWL_S3_KEY_PREFIX: undefined,
     });
   });
@@ -47,6 +48,7 @@ describe('blobStoreEnv', () => {
       TRAWL_BLOB_URL_TTL_SEC: '600',
       TRAWL_S3_ENDPOINT: 'http://minio:9000/',
       TRAWL_S3_FORCE_PATH_STYLE: 'true',
+      TRAWL_S3_REQUEST_TIMEOUT_MS: '5000',
       TRAWL_S3_KEY_PREFIX: '/trawl/blobs/',
     });
     expect(c.TRAWL_BLOB_STORE).toBe('s3');
@@ -54,6 +56,7 @@ describe('blobStoreEnv', () => {
     expect(c.TRAWL_BLOB_URL_TTL_SEC).toBe(600);
     expect(c.TRAWL_S3_ENDPOINT).toBe('http://minio:9000');
     expect(c.TRAWL_S3_FORCE_PATH_STYLE).toBe(true);
+    expect(c.TRAWL_S3_REQUEST_TIMEOUT_MS).toBe(5000);
     expect(c.TRAWL_S3_KEY_PREFIX).toBe('trawl/blobs');
   });
 
@@ -63,6 +66,7 @@ describe('blobStoreEnv', () => {
     ['TRAWL_BLOB_URL_TTL_SEC', '604801'],
     ['TRAWL_BLOB_URL_TTL_SEC', '0'],
     ['TRAWL_S3_FORCE_PATH_STYLE', 'maybe'],
+    ['TRAWL_S3_REQUEST_TIMEOUT_MS', '0'],
     ['TRAWL_S3_KEY_PREFIX', 'a/../b'],
     ['TRAWL_BLOB_PUBLIC_URL', 'ftp://x.example'],
   ] as const)('rejects %s=%s', (name, value) => {

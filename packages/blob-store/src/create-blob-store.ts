@@ -52,6 +52,7 @@ function s3Options(config: BlobStoreConfig): S3BlobStoreOptions {
     region: config.TRAWL_S3_REGION,
     forcePathStyle: config.TRAWL_S3_FORCE_PATH_STYLE,
     urlTtlSec: config.TRAWL_BLOB_URL_TTL_SEC,
+    requestTimeoutMs: config.TRAWL_S3_REQUEST_TIMEOUT_MS,
     ...(config.TRAWL_S3_ENDPOINT !== undefined ? { endpoint: config.TRAWL_S3_ENDPOINT } : {}),
     ...(config.TRAWL_S3_KEY_PREFIX !== undefined ? { keyPrefix: config.TRAWL_S3_KEY_PREFIX } : {}),
     ...(id !== undefined && secret !== undefined ? { credentials: { accessKeyId: id, secretAccessKey: secret } } : {}),

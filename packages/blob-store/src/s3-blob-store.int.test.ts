@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EventEmitter } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { FakeS3Server } from '@trawl/testing';
 import { S3BlobStore } from './s3-blob-store.js';
 
@@ -78,5 +80,34 @@ describe('S3BlobStore', () => {
     await expect(store.put({ key: 't/j/a.png', body: Buffer.from('x'), contentType: 'image/png' }))
       .rejects.toMatchObject({ code: 'BLOB_STORE_FAILED', retryable: true });
     await store.close();
+  });
+
+  it('gives up on a service that accepts the upload and never answers (its time limit, or the job\'s signal)', async () => {
+    // Accepts connections and reads requests, answers nothing: a frozen object store.
+    const connected = new EventEmitter();
+    const silent = createServer((socket) => {
+      socket.on('data', () => connected.emit('request'));
+      socket.on('error', () => undefined);
+    });
+    const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)));
+    const store = (requestTimeoutMs: number) => new S3BlobStore({
+      bucket: 'blobs', region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, requestTimeoutMs,
+    });
+    try {
+      const bounded = store(300);
+      await expect(bounded.put({ key: 't/j/a.png', body: Buffer.from('x'), contentType: 'image/png' }))
+        .rejects.toMatchObject({ code: 'BLOB_STORE_FAILED', retryable: true, message: 'The object store did not answer within 300 ms' });
+      await bounded.close();
+      // The job's deadline comes first: the upload ends when its signal does (here, once the request arrived).
+      const job = new AbortController();
+      connected.once('request', () => job.abort(new Error('deadline')));
+      const patient = store(600_000);
+      await expect(patient.put({ key: 't/j/b.png', body: Buffer.from('x'), contentType: 'image/png', signal: job.signal }))
+        .rejects.toMatchObject({ code: 'BLOB_STORE_FAILED' });
+      await patient.close();
+    } finally {
+      silent.close();
+    }
   });
 });

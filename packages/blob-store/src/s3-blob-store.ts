@@ -38,6 +38,8 @@ export interface S3BlobStoreOptions {
   keyPrefix?: string;
   /** Default lifetime of presigned URLs, in seconds (`TRAWL_BLOB_URL_TTL_SEC`). Default 86400; at most 604800. */
   urlTtlSec?: number;
+  /** Longest wait for one upload, ms (`TRAWL_S3_REQUEST_TIMEOUT_MS`); the SDK has no limit of its own. Default 30000. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -51,6 +53,7 @@ export class S3BlobStore implements BlobStore {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly urlTtlSec: number;
+  private readonly requestTimeoutMs: number;
 
   constructor(opts: S3BlobStoreOptions) {
     const prefix = normalizeKeyPrefix(opts.keyPrefix ?? '');
@@ -58,6 +61,7 @@ export class S3BlobStore implements BlobStore {
     this.prefix = prefix === '' ? '' : `${prefix}/`;
     this.bucket = opts.bucket;
     this.urlTtlSec = resolveUrlTtlSec(undefined, opts.urlTtlSec ?? 86_400);
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     const config: S3ClientConfig = {
       region: opts.region,
       forcePathStyle: opts.forcePathStyle ?? false,
@@ -75,6 +79,8 @@ export class S3BlobStore implements BlobStore {
     assertValidBlobKey(input.key);
     assertValidContentType(input.contentType);
     if (!Buffer.isBuffer(input.body)) throw new TypeError('put: body must be a Buffer');
+    // Bounded: an object store that accepts the connection and never answers would hold the job for good.
+    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     try {
       await this.client.send(new PutObjectCommand({
         Bucket: this.bucket,
@@ -82,9 +88,12 @@ export class S3BlobStore implements BlobStore {
         Body: input.body,
         ContentType: input.contentType,
         ContentLength: input.body.length,
-      }));
+      }), { abortSignal: input.signal ? AbortSignal.any([timeout, input.signal]) : timeout });
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (timeout.aborted) {
+        throw new TrawlError('BLOB_STORE_FAILED', `The object store did not answer within ${this.requestTimeoutMs} ms`, { retryable: true, cause: err });
+      }
       throw new TrawlError('BLOB_STORE_FAILED', 'Could not write blob to the object store', {
         // 4xx (no such bucket, access denied) stays wrong until an operator fixes the configuration.
         retryable: status === undefined || status >= 500 || status === 429,

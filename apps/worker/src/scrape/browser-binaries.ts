@@ -8,16 +8,17 @@ const EXT: Record<BrowserBinary['contentType'], string> = { 'image/png': 'png', 
 /**
  * Puts the screenshot and the action screenshots and PDFs of a browser fetch into the blob store and
  * returns their signed URLs, in action order. Keys are `<team>/<job>/<name>.<ext>`, so a retried job
- * overwrites its own blobs instead of adding more.
+ * overwrites its own blobs instead of adding more. `signal`: the job's deadline, which ends an upload
+ * still under way.
  */
 export async function storeBrowserBinaries(
   page: BrowserFetchResult,
-  opts: { blobs: BlobStore | undefined; teamId: string; jobId: string; urlTtlSec: number },
+  opts: { blobs: BlobStore | undefined; teamId: string; jobId: string; urlTtlSec: number; signal?: AbortSignal },
 ): Promise<BinaryUrls> {
   const put = async (binary: BrowserBinary, name: string): Promise<string> => {
     if (!opts.blobs) throw new TrawlError('UNSUPPORTED_OPTION', 'No blob store is configured for screenshots and PDFs');
     const key = blobKey({ teamId: opts.teamId, jobId: opts.jobId, name, ext: EXT[binary.contentType] });
-    await opts.blobs.put({ key, body: binary.data, contentType: binary.contentType });
+    await opts.blobs.put({ key, body: binary.data, contentType: binary.contentType, ...(opts.signal ? { signal: opts.signal } : {}) });
     return opts.blobs.url(key, { expiresInSec: opts.urlTtlSec });
   };
   const out: BinaryUrls = {};

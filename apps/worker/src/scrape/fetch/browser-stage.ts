@@ -43,7 +43,9 @@ export class BrowserStage implements FetchStage {
       if (saveProfile && page.storageState) await this.deps.profiles.save(job.teamId, profile.name, page.storageState);
       const toDocuments = documentTakeOver(request, page, tier, this.deps.documentParsing);
       if (toDocuments) return toDocuments;
-      const binaries = await storeBrowserBinaries(page, { blobs: this.deps.blobs, teamId: job.teamId, jobId: job.jobId, urlTtlSec: this.deps.blobUrlTtlSec });
+      const binaries = await storeBrowserBinaries(page, {
+        blobs: this.deps.blobs, teamId: job.teamId, jobId: job.jobId, urlTtlSec: this.deps.blobUrlTtlSec, signal: ctx.signals.next().signal,
+      });
       const engine = tier === 'enhanced' ? 'browser-stealth' : 'browser';
       const shot = request.formats.find((f) => f.type === 'screenshot');
       const cacheable = cacheablePage(page, {
