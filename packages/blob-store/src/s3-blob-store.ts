@@ -91,7 +91,7 @@ export class S3BlobStore implements BlobStore {
       }), { abortSignal: input.signal ? AbortSignal.any([timeout, input.signal]) : timeout });
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (timeout.aborted) {
+      if (timeout.aborted && !input.signal?.aborted) {
         throw new TrawlError('BLOB_STORE_FAILED', `The object store did not answer within ${this.requestTimeoutMs} ms`, { retryable: true, cause: err });
       }
       throw new TrawlError('BLOB_STORE_FAILED', 'Could not write blob to the object store', {

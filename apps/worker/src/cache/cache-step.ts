@@ -5,6 +5,7 @@ import { RedisBreakerOpenError, isRedisUnavailableError, scrapeCredits, type Cac
 import type { ContentKind, FetchResult } from '@trawl/scrape-engine';
 import type { Document } from '@trawl/api-schema';
 import { documentHtmlSource, type PageSource } from '../convert/page-source.js';
+import { putJobBlob } from '../scrape/browser-binaries.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 import { cacheKeyOf, cacheReadOf, derivableFormats, derivedOptionsHash, mayStore, unusableReason } from './cache-policy.js';
 
@@ -47,13 +48,14 @@ export class CacheStep {
   }
 
   /**
-   * A document from the cache, or undefined to go and fetch.
+   * A document from the cache, or undefined to go and fetch. `signal`: the job's deadline or
+   * cancellation, which ends the upload of a cached screenshot under the job's own key.
    * @throws TrawlError SCRAPE_LOCKDOWN_CACHE_MISS (lockdown, charged 1 credit by the caller) or
    *   SCRAPE_NO_CACHED_DATA (minAge) when nothing usable is cached; in those modes, when the cache
    *   cannot be read, SERVICE_UNAVAILABLE while its Redis is down, loading or not answering, else
    *   SCRAPE_FAILED (both retryable, not billed).
    */
-  async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger): Promise<PageSource | undefined> {
+  async lookup(job: ScrapeJob, request: ScrapeRequest, log: Logger, signal?: AbortSignal): Promise<PageSource | undefined> {
     const read = cacheReadOf(request);
     if (read.mode === 'off') return undefined;
     const label = read.mode === 'only' ? read.reason : 'fresh';
@@ -75,7 +77,7 @@ export class CacheStep {
     const unusable = entry ? unusableReason(entry, request, read, this.now()) : 'absent';
     if (entry && unusable === null) {
       this.deps.metrics.cacheLookups.inc({ mode: label, outcome: 'hit' });
-      return this.fromEntry(job, request, entry, { lockdown: read.mode === 'only' && read.reason === 'lockdown' });
+      return this.fromEntry(job, request, entry, { lockdown: read.mode === 'only' && read.reason === 'lockdown', ...(signal ? { signal } : {}) });
     }
     this.deps.metrics.cacheLookups.inc({ mode: label, outcome: entry ? 'stale' : 'miss' });
     if (read.mode === 'fresh') return undefined;
@@ -159,7 +161,7 @@ export class CacheStep {
   }
 
   /** The page of a cache hit: every format is derived again; billed as the spec says for a hit. */
-  private async fromEntry(job: ScrapeJob, request: ScrapeRequest, entry: CachedPage, opts: { lockdown: boolean }): Promise<PageSource> {
+  private async fromEntry(job: ScrapeJob, request: ScrapeRequest, entry: CachedPage, opts: { lockdown: boolean; signal?: AbortSignal }): Promise<PageSource> {
     const page: FetchResult = {
       requestedUrl: request.url, url: entry.url, statusCode: entry.statusCode, headers: {}, contentType: entry.contentType,
       kind: entry.contentKind as ContentKind, text: entry.body, redirects: [], timings: { ttfbMs: 0, totalMs: 0 },
@@ -174,7 +176,7 @@ export class CacheStep {
       return { ...source, engine: 'cache', cachedAt: entry.cachedAt };
     }
     const screenshot = request.formats.some((f) => f.type === 'screenshot') && entry.screenshot
-      ? await this.republishScreenshot(job, entry.screenshot)
+      ? await this.republishScreenshot(job, entry.screenshot, opts.signal)
       : undefined;
     // A hit fetched nothing: billed as a basic scrape whatever proxy first fetched it.
     return {
@@ -184,10 +186,10 @@ export class CacheStep {
   }
 
   /** Blob URLs expire: the cached screenshot is stored again under this job, with a fresh URL. */
-  private async republishScreenshot(job: ScrapeJob, shot: NonNullable<CachedPage['screenshot']>): Promise<string> {
+  private async republishScreenshot(job: ScrapeJob, shot: NonNullable<CachedPage['screenshot']>, signal?: AbortSignal): Promise<string> {
     if (!this.deps.blobs) throw new TrawlError('UNSUPPORTED_OPTION', 'No blob store is configured for screenshots');
     const key = blobKey({ teamId: job.teamId, jobId: job.jobId, name: 'screenshot', ext: shot.contentType === 'image/png' ? 'png' : 'jpg' });
-    await this.deps.blobs.put({ key, body: shot.data, contentType: shot.contentType });
+    await putJobBlob(this.deps.blobs, { key, body: shot.data, contentType: shot.contentType, ...(signal ? { signal } : {}) });
     return this.deps.blobs.url(key, { expiresInSec: this.deps.blobUrlTtlSec });
   }
 }

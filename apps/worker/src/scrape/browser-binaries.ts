@@ -1,9 +1,24 @@
 import { TrawlError } from '@trawl/api-schema';
-import { blobKey, type BlobStore } from '@trawl/blob-store';
+import { blobKey, type BlobStore, type PutBlobInput } from '@trawl/blob-store';
 import type { BrowserBinary, BrowserFetchResult } from '@trawl/browser';
+import { abortError } from '@trawl/scrape-engine';
 import type { BinaryUrls } from '../convert/page-source.js';
 
 const EXT: Record<BrowserBinary['contentType'], string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf' };
+
+/**
+ * Puts a blob of a job; `input.signal` is the job's deadline or cancellation, which ends an upload
+ * still under way: the job then ends for that reason (SCRAPE_TIMEOUT, JOB_CANCELLED), not as a store
+ * failure that would be retried.
+ */
+export async function putJobBlob(blobs: BlobStore, input: PutBlobInput): Promise<void> {
+  try {
+    await blobs.put(input);
+  } catch (err) {
+    if (input.signal?.aborted) throw abortError(input.signal);
+    throw err;
+  }
+}
 
 /**
  * Puts the screenshot and the action screenshots and PDFs of a browser fetch into the blob store and
@@ -18,7 +33,7 @@ export async function storeBrowserBinaries(
   const put = async (binary: BrowserBinary, name: string): Promise<string> => {
     if (!opts.blobs) throw new TrawlError('UNSUPPORTED_OPTION', 'No blob store is configured for screenshots and PDFs');
     const key = blobKey({ teamId: opts.teamId, jobId: opts.jobId, name, ext: EXT[binary.contentType] });
-    await opts.blobs.put({ key, body: binary.data, contentType: binary.contentType, ...(opts.signal ? { signal: opts.signal } : {}) });
+    await putJobBlob(opts.blobs, { key, body: binary.data, contentType: binary.contentType, ...(opts.signal ? { signal: opts.signal } : {}) });
     return opts.blobs.url(key, { expiresInSec: opts.urlTtlSec });
   };
   const out: BinaryUrls = {};

@@ -136,8 +136,8 @@ export class ScrapePipeline {
         name: 'cache-lookup',
         when: (ctx) => this.fetches(ctx) && !ctx.job.escalation && !ctx.job.document,
         run: async (ctx) => {
-          ctx.signals.next();
-          const hit = await d.cache.lookup(ctx.job, ctx.request, ctx.log);
+          const { signal } = ctx.signals.next();
+          const hit = await d.cache.lookup(ctx.job, ctx.request, ctx.log, signal);
           if (hit) ctx.source = hit;
         },
       },
