@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FixtureSite, GeneratedSite } from '@trawl/testing';
 import { TestCluster } from './helpers/cluster.js';
 import { allDocuments, pathOf } from './helpers/crawl-watch.js';
+import { freezeUntilRefused } from './helpers/stall.js';
 import { kill, spawnWorkerProcess, type WorkerProcess } from './helpers/worker-process.js';
 
 /**
@@ -144,16 +145,6 @@ function syncStream(key: string, clients: number) {
   return { records, stop: async () => { running = false; await done; } };
 }
 
-/**
- * Whether a request is answered 503 at once because Redis does not answer (false while requests are
- * still held on it; those are answered once it does).
- */
-async function refusedAsStalled(key: string): Promise<boolean> {
-  const held = cluster.call('GET', '/v2/concurrency-check', { key });
-  const answer = await Promise.race([held, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200))]);
-  return answer?.status === 503 && answer.body.error === 'Redis is not answering; try again shortly';
-}
-
 async function waitFor<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -222,12 +213,17 @@ describe('chaos', () => {
         // Redis frozen with its connections open (a fork on a large dataset, a paused VM, a
         // partition) until the gateway turns requests away: by then its stall limit (5 s) and every
         // job lock (2 s) have run out.
-        cluster.redisServer.pause();
+        let frozen: Awaited<ReturnType<typeof freezeUntilRefused>>;
         try {
-          await waitFor('the gateway turning requests away while Redis is frozen', () => refusedAsStalled(crawlTeam.key), (refused) => refused, 60_000);
+          frozen = await freezeUntilRefused(cluster, {
+            freeze: () => cluster.redisServer.pause(), resume: () => cluster.redisServer.resume(), boundMs: 60_000, key: crawlTeam.key,
+          });
         } finally {
           cluster.redisServer.resume();
         }
+        expect(frozen.resumedByBound).toBe(false);
+        // The requests held before the stall was noticed are answered now that Redis is back.
+        await Promise.all(frozen.sent);
       } else {
         await cluster.redisServer.restart();
       }

@@ -102,9 +102,6 @@ function stats(ms) {
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { p50: q(0.5), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
-// CPU per request, ms: this process (every thread: the bare loop, or the API + worker + conversion
-// threads; not the cluster's client, in its own process) plus redis-server. Unlike latency it hardly
-// moves when other work shares the machine: on a dedicated machine, throughput at 8 in flight is bounded by it.
 /** One timed run of `fn`: its latencies, wall time and CPU (this process, redis-server), as totals. */
 async function measure(fn, n, parallel, first = 0) {
   const cpu0 = process.cpuUsage();
@@ -114,6 +111,9 @@ async function measure(fn, n, parallel, first = 0) {
   const cpu = process.cpuUsage(cpu0);
   return { n, times, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, redisMs: (await redisCpuSec() - redis0) * 1000 };
 }
+// CPU per request, ms: this process (every thread: the bare loop, or the API + worker + conversion
+// threads; not the cluster's client, in its own process) plus redis-server. Unlike latency it hardly
+// moves when other work shares the machine: on a dedicated machine, throughput at 8 in flight is bounded by it.
 /** A path's runs as one row: latency quantiles over every request, throughput and CPU per request over their sums. */
 function combine(runs) {
   const sum = (k) => runs.reduce((a, r) => a + r[k], 0);

@@ -94,6 +94,6 @@ export {
 export { assertMonitorSchedule, nextMonitorRun, shortestIntervalSec } from './monitor-cron.js';
 export { monitorView, monitorCheckView, monitorPageView, type MonitorView, type MonitorCheckView, type MonitorPageView } from './monitor-view.js';
 export { openPageCache, type OpenPageCacheOptions, type OpenedPageCache, type PageCacheConfig } from './open-page-cache.js';
-export { RedisBreakerOpenError, type RedisBreakerReason } from './redis-breaker.js';
+export { RedisBreakerOpenError } from './redis-breaker.js';
 export { ClusterStats, readRedisMemory, QUEUE_JOB_STATES, type QueueJobState, type QueueStats, type RedisMemory } from './cluster-stats.js';
 export { createQueueStack, type QueueStack, type QueueStackConfig, type QueueStackOptions } from './queue-stack.js';

@@ -144,11 +144,12 @@ export function whenUnanswered(ms: number, unanswered: () => void): () => void {
 /**
  * Errors of a Redis that cannot serve right now, not of a bug: a command that gave up reconnecting
  * or was sent on a closed connection, a server still loading its data after a restart (`LOADING`),
- * and a Redis Cluster that is down or none of whose nodes answered.
+ * a Redis Cluster that is down or none of whose nodes answered, and a call a RedisBreaker did not
+ * wait for (by name: the breaker's module imports this one).
  */
 export function isRedisUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  return err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError'
+  return err.name === 'MaxRetriesPerRequestError' || err.name === 'ClusterAllFailedError' || err.name === 'RedisBreakerOpenError'
     || /^(Connection is closed|Stream isn't writeable|LOADING |CLUSTERDOWN )/.test(err.message);
 }
 

@@ -69,7 +69,7 @@ export class CacheStep {
       // A cache Redis down or frozen is logged once by the cache, not by every scrape meanwhile.
       log[err instanceof RedisBreakerOpenError ? 'debug' : 'warn']({ err }, 'page cache read failed');
       if (read.mode === 'fresh') return undefined;
-      if (err instanceof RedisBreakerOpenError || isRedisUnavailableError(err)) {
+      if (isRedisUnavailableError(err)) {
         throw new TrawlError('SERVICE_UNAVAILABLE', 'The page cache cannot be read right now; the target was not contacted. Try again shortly', { retryable: true });
       }
       throw new TrawlError('SCRAPE_FAILED', 'The page cache could not be read; the target was not contacted', { retryable: true });
