@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { blobStoreEnv } from '@trawl/blob-store';
@@ -7,6 +8,13 @@ import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 /** Worker roles; each consumes its own queues and scales on its own. */
 export const WORKER_ROLES = ['http', 'browser', 'documents'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
+
+/** `ip`, `ip:port` or `[ipv6]:port`: what c-ares accepts as a server. */
+function isDnsServer(server: string): boolean {
+  if (isIP(server) !== 0) return true;
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(server);
+  return m !== null && isIP(m[1] ?? m[2] ?? '') !== 0 && Number(m[3]) > 0 && Number(m[3]) <= 65535;
+}
 
 /** Configuration of a worker process (`trawl worker --role <role>`), from the environment. */
 /** A proxy list variable: comma or space separated URLs, each optionally `CC=` prefixed. */
@@ -63,6 +71,15 @@ export const workerConfigSchema = z.object({
   TRAWL_MAX_ACTION_RETURN_BYTES: envInt(1024 * 1024, { min: 1024 }),
   /** User-Agent of plain HTTP scrapes when the request sets none. Default: a current desktop Chrome. */
   TRAWL_USER_AGENT: envOptionalString(),
+  /**
+   * DNS servers for scrape targets, the browser's requests and webhooks (`ip` or `ip:port`,
+   * comma-separated). Default: the system's (`/etc/resolv.conf`).
+   */
+  TRAWL_DNS_SERVERS: envList().pipe(z.array(z.string().refine(isDnsServer, { error: 'Each DNS server must be an IP address, optionally with :port ([v6]:port)' }))),
+  /** Longest a host name lookup may take, ms; past it the scrape fails with SCRAPE_DNS_RESOLUTION_ERROR (retryable). Default 5000. */
+  TRAWL_DNS_TIMEOUT_MS: envInt(5000, { min: 100, max: 60_000 }),
+  /** Longest a DNS answer is kept, whatever its TTL, seconds; 0 keeps none. Default 300. */
+  TRAWL_DNS_CACHE_MAX_TTL_SEC: envInt(300, { min: 0, max: 86_400 }),
   /** A job whose worker stops renewing its lock for this long is retried elsewhere, ms. Default 10000. */
   TRAWL_JOB_LOCK_MS: envInt(10_000, { min: 1000 }),
   /**

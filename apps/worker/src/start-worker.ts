@@ -5,7 +5,7 @@ import { createBlobStore, type BlobStore } from '@trawl/blob-store';
 import {
   CancellationWatcher, HostRateLimiter, ResultWaiter, createQueueStack, openPageCache, type LocalRunner, type PageCache, type ResultStore,
 } from '@trawl/queue';
-import { TargetGuard } from '@trawl/net-guard';
+import { CachingDnsResolver, TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import { llmSettingsOf, searchSettingsOf } from '@trawl/config';
 import { createSearchProvider, type SearchProvider } from '@trawl/search';
 import { ChatCompletionsLlm, type Llm } from '@trawl/llm';
@@ -93,17 +93,25 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   const shutdown = new AbortController();
   let shuttingDown = false;
 
+  const metrics = createWorkerMetrics(registry);
+  // One resolver (and its cache) for every connection this process makes to a target or a receiver.
+  const resolver = new CachingDnsResolver({
+    servers: config.TRAWL_DNS_SERVERS,
+    timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
+    maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
+    observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),
+  });
   const fetcher = opts.fetcher ?? new HttpFetcher({
     allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS,
+    resolver,
     ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),
   });
-  const metrics = createWorkerMetrics(registry);
   const converter: HtmlConverter = opts.htmlMode === 'inline'
     ? new InlineHtmlConverter()
     : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { jobsRunning: () => metrics.jobsInFlight.scrapesRunning });
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
-    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher);
+    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher, resolver);
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
@@ -201,7 +209,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     const searchRunner = new SearchRunner({
       provider: searchProvider,
       scraper: new DispatchedPageScraper({ dispatcher, waiter: resultWaiter, results, cancellations: stack.cancellations }),
-      guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS }),
+      guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS, resolver }),
       credits, requests: metrics.searchRequests, logger: logger.child({ component: 'search' }),
     });
     // Extracts (enableWebSearch) and monitor search targets search only when a provider is configured.
@@ -246,7 +254,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   if (documents) consume('documents', config.TRAWL_DOCUMENT_CONCURRENCY);
   if (config.TRAWL_WORKER_ROLES.includes('http')) {
     workers.push(startWebhookWorker(config, {
-      connection: bullConnection, keys, logger, registry, shutdown: shutdown.signal,
+      connection: bullConnection, keys, logger, registry, shutdown: shutdown.signal, resolver,
       wrap: (handler) => lifecycleHandler('webhook', handler, { metrics, shutdown: shutdown.signal }),
       onWorker: (worker) => countStalled(worker, 'webhook', metrics),
     }));
@@ -343,7 +351,7 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
  * target guard applies to each of the browser's connections), ad blocking and cookie-banner handling.
  * Playwright and the ad blocker are imported here, so a worker without the browser role never loads them.
  */
-async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics, downloads: Fetcher) {
+async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics, downloads: Fetcher, resolver: DnsResolver) {
   const { AdBlocker, BrowserFetcher, BrowserPool, adBlockPlugin, cookieConsentPlugin, loadConsentAssets } = await import('@trawl/browser');
   const pool = new BrowserPool({
     executablePath: config.TRAWL_CHROMIUM_PATH,
@@ -363,7 +371,7 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
     },
   });
   metrics.trackBrowserPool(() => pool.stats());
-  const egress = new EgressProxy({ guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS }) });
+  const egress = new EgressProxy({ guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS, resolver }) });
   await egress.start();
   const blocker = config.TRAWL_BLOCKLIST_PATH
     ? AdBlocker.fromFilterList(await readFile(config.TRAWL_BLOCKLIST_PATH, 'utf8'))

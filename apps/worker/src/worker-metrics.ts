@@ -161,6 +161,13 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    dnsLookups: new Histogram({
+      name: 'trawl_dns_lookup_seconds',
+      help: 'Host name lookups of scrapes, the browser\'s requests and webhooks by source (cache, hosts, dns, system: the system resolver for names DNS does not know; failed)',
+      labelNames: ['source'] as const,
+      buckets: [0.0005, 0.002, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
     changeTracking: new Counter({
       name: 'trawl_change_tracking_total',
       help: 'Pages compared with their previous version, by change status (new, same, changed, removed)',

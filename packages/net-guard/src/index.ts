@@ -7,7 +7,14 @@
  * @packageDocumentation
  */
 export { isBlockedAddress, type BlockedAddressResult } from './is-blocked-address.js';
-export { SystemDnsResolver, type DnsResolver, type ResolvedAddress } from './dns-resolver.js';
+export {
+  CachingDnsResolver,
+  SystemDnsResolver,
+  type CachingDnsResolverOptions,
+  type DnsResolver,
+  type DnsSource,
+  type ResolvedAddress,
+} from './dns-resolver.js';
 export {
   TargetGuard,
   type GuardedAgentOptions,

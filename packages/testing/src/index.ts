@@ -1,6 +1,7 @@
 export { RedisServerFixture } from './redis-server.js';
 export { redisPerFile, type FileRedis } from './redis-per-file.js';
 export { FixtureSite, type FixtureHandler } from './fixture-site.js';
+export { FakeDnsServer, type FakeDnsName, type FakeDnsQuery } from './fake-dns-server.js';
 export { FakeS3Server, type FakeS3Object, type FakeS3ServerOptions } from './fake-s3-server.js';
 export { ForwardProxyFixture, type ForwardProxyOptions, type ForwardProxyRequest } from './forward-proxy.js';
 export { GeneratedSite, type ReachableOptions, type ServedPage } from './generated-site.js';

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { throttledErrorLog, type Logger, type Registry } from '@trawl/observability';
 import { WEBHOOK_BACKOFF_TYPE, WebhookOrder, webhookRetryDelay, type RedisKeys } from '@trawl/queue';
-import { TargetGuard } from '@trawl/net-guard';
+import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
 import type { WorkerConfig } from '../config.js';
 import type { JobHandler } from '../job-lifecycle.js';
 import { WebhookProcessor, WebhookRetryError } from './webhook.processor.js';
@@ -35,6 +35,8 @@ export interface StartWebhookWorkerOptions {
   onWorker?: (worker: Worker) => void;
   /** Replaces the target guard built from the config (tests map fake names with a resolver). */
   guard?: TargetGuard;
+  /** Resolves receivers' host names for the guard built from the config. Default: the system's resolver. */
+  resolver?: DnsResolver;
 }
 
 /** A running webhook consumer. */
@@ -51,6 +53,7 @@ export interface WebhookWorkerHandle {
 export function startWebhookWorker(config: WebhookWorkerConfig, opts: StartWebhookWorkerOptions): WebhookWorkerHandle {
   const guard = opts.guard ?? new TargetGuard({
     allowPrivateTargets: config.TRAWL_WEBHOOK_ALLOW_PRIVATE || config.TRAWL_ALLOW_PRIVATE_TARGETS,
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
   });
   const agent = guard.createAgent({ connectTimeoutMs: config.TRAWL_WEBHOOK_TIMEOUT_MS });
   // A crawl's terminal event waits for its page deliveries (keys under the crawl's hash tag; the

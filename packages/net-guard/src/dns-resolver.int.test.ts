@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { FakeDnsServer } from '@trawl/testing';
+import { CachingDnsResolver, type CachingDnsResolverOptions, type DnsResolver, type DnsSource } from './dns-resolver.js';
+
+/** A fallback resolver that records the names it was asked for. */
+class RecordingFallback implements DnsResolver {
+  readonly asked: string[] = [];
+  constructor(private readonly known: Record<string, string>) {}
+  resolve(hostname: string) {
+    this.asked.push(hostname);
+    const address = this.known[hostname];
+    return address === undefined
+      ? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }))
+      : Promise.resolve([{ address, family: 4 as const }]);
+  }
+}
+
+let dns: FakeDnsServer;
+let dir: string;
+let hostsFile: string;
+
+beforeAll(async () => {
+  dns = await FakeDnsServer.start({
+    'site.test': { a: ['203.0.113.10'], aaaa: ['2001:db8::10'], ttl: 60 },
+    'v4only.test': { a: ['203.0.113.11'] },
+    'short-ttl.test': { a: ['203.0.113.12'], ttl: 1 },
+    'dead.test': { silent: true },
+    'no-aaaa-answer.test': { a: ['203.0.113.13'], silent: 'AAAA' },
+    'failing.test': { rcode: 'SERVFAIL' },
+    'pinned.test': { a: ['203.0.113.14'] },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'trawl-hosts-'));
+  hostsFile = join(dir, 'hosts');
+  writeFileSync(hostsFile, '::1 localhost ip6-localhost\n127.0.0.1 localhost\n# a comment\n198.51.100.7 pinned.test alias.test # pinned\n');
+});
+
+afterAll(async () => {
+  await dns.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const seen: DnsSource[] = [];
+afterEach(() => {
+  seen.length = 0;
+});
+
+function resolver(opts: CachingDnsResolverOptions = {}): CachingDnsResolver {
+  return new CachingDnsResolver({
+    servers: [dns.server], hostsFile, timeoutMs: 1500, fallback: new RecordingFallback({}),
+    observe: (source) => seen.push(source), ...opts,
+  });
+}
+
+describe('CachingDnsResolver', () => {
+  it('answers A and AAAA records (IPv4 first) and serves the name from its cache after', async () => {
+    const r = resolver();
+    const before = dns.count('site.test');
+    await expect(r.resolve('Site.Test.')).resolves.toEqual([{ address: '203.0.113.10', family: 4 }, { address: '2001:db8::10', family: 6 }]);
+    await expect(r.resolve('site.test')).resolves.toHaveLength(2);
+    expect(dns.count('site.test') - before).toBe(2); // one A, one AAAA question
+    expect(seen).toEqual(['dns', 'cache']);
+  });
+
+  it('asks once for lookups of a name made together', async () => {
+    const r = resolver();
+    const before = dns.count('v4only.test', 'A');
+    const all = await Promise.all(Array.from({ length: 20 }, () => r.resolve('v4only.test')));
+    expect(all.every((a) => a.length === 1 && a[0]!.address === '203.0.113.11')).toBe(true);
+    expect(dns.count('v4only.test', 'A') - before).toBe(1);
+  });
+
+  it('asks again once the answer\'s TTL ran out, and keeps nothing past maxTtlSeconds', async () => {
+    let now = 1_000_000;
+    const r = resolver({ now: () => now });
+    const before = dns.count('short-ttl.test', 'A');
+    await r.resolve('short-ttl.test');
+    now += 900;
+    await r.resolve('short-ttl.test');
+    expect(dns.count('short-ttl.test', 'A') - before).toBe(1);
+    now += 200; // past the record's 1 s
+    await r.resolve('short-ttl.test');
+    expect(dns.count('short-ttl.test', 'A') - before).toBe(2);
+
+    const capped = resolver({ now: () => now, maxTtlSeconds: 0 });
+    const site = dns.count('site.test', 'A');
+    await capped.resolve('site.test');
+    await capped.resolve('site.test');
+    expect(dns.count('site.test', 'A') - site).toBe(2);
+  });
+
+  it('a name whose server never answers delays only the lookups of that name', async () => {
+    const r = resolver({ timeoutMs: 3000 });
+    for (let i = 0; i < 4; i++) dns.set(`sub${i}.dead.test`, { silent: true });
+    const started = Date.now();
+    const dead = Array.from({ length: 8 }, (_, i) => r.resolve(i < 4 ? 'dead.test' : `sub${i - 4}.dead.test`).then(
+      () => 'resolved', (err: NodeJS.ErrnoException) => ({ code: err.code, ms: Date.now() - started })));
+    // Asked while eight lookups wait on a silent server (the system resolver runs two at a time).
+    await expect(r.resolve('v4only.test')).resolves.toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(1000);
+    for (const outcome of await Promise.all(dead)) {
+      expect(outcome).toMatchObject({ code: 'EAI_AGAIN' });
+      // Bounded by timeoutMs (3 s), not the system resolver's 10 s or more.
+      expect((outcome as { ms: number }).ms).toBeLessThan(4500);
+    }
+  });
+
+  it('remembers a failure briefly: a burst of pages on a dead host asks once', async () => {
+    let now = 5_000_000;
+    const r = resolver({ now: () => now, failureTtlMs: 2000, timeoutMs: 300 });
+    dns.set('gone.test', { silent: true });
+    await expect(r.resolve('gone.test')).rejects.toMatchObject({ code: 'EAI_AGAIN', hostname: 'gone.test' });
+    const asked = dns.count('gone.test', 'A');
+    await expect(r.resolve('gone.test')).rejects.toMatchObject({ code: 'EAI_AGAIN' });
+    expect(dns.count('gone.test', 'A')).toBe(asked);
+    expect(seen).toEqual(['failed', 'cache']);
+    now += 2001;
+    dns.set('gone.test', { a: ['203.0.113.20'] });
+    await expect(r.resolve('gone.test')).resolves.toEqual([{ address: '203.0.113.20', family: 4 }]);
+  });
+
+  it('does not wait for AAAA once A answered (RFC 8305 resolution delay)', async () => {
+    const r = resolver({ timeoutMs: 4000 });
+    const started = Date.now();
+    await expect(r.resolve('no-aaaa-answer.test')).resolves.toEqual([{ address: '203.0.113.13', family: 4 }]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('reads the hosts file before DNS (IPv4 first)', async () => {
+    const r = resolver();
+    const before = dns.count('pinned.test');
+    await expect(r.resolve('pinned.test')).resolves.toEqual([{ address: '198.51.100.7', family: 4 }]);
+    await expect(r.resolve('ALIAS.test')).resolves.toEqual([{ address: '198.51.100.7', family: 4 }]);
+    await expect(r.resolve('localhost')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    await expect(r.resolve('ip6-localhost')).resolves.toEqual([{ address: '::1', family: 6 }]);
+    expect(dns.count('pinned.test')).toBe(before);
+    expect(seen).toEqual(['hosts', 'hosts', 'hosts', 'hosts']);
+  });
+
+  it('asks the system resolver for names DNS does not know, and fails with ENOTFOUND when nobody knows them', async () => {
+    const fallback = new RecordingFallback({ 'svc-short': '10.1.2.3' });
+    const r = resolver({ fallback });
+    await expect(r.resolve('svc-short')).resolves.toEqual([{ address: '10.1.2.3', family: 4 }]);
+    await expect(r.resolve('nowhere.test')).rejects.toMatchObject({ code: 'ENOTFOUND', hostname: 'nowhere.test' });
+    expect(fallback.asked).toEqual(['svc-short', 'nowhere.test']);
+    expect(seen).toEqual(['system', 'failed']);
+  });
+
+  it('a failing server is a temporary failure, not "no such name", and the system resolver is not asked', async () => {
+    const fallback = new RecordingFallback({ 'failing.test': '10.9.9.9' });
+    const r = resolver({ fallback });
+    await expect(r.resolve('failing.test')).rejects.toMatchObject({ code: 'EAI_AGAIN' });
+    expect(fallback.asked).toEqual([]);
+  });
+
+  it('keeps at most maxEntries names, least recently used out first', async () => {
+    const r = resolver({ maxEntries: 2 });
+    await r.resolve('site.test');
+    await r.resolve('v4only.test');
+    await r.resolve('site.test'); // used: v4only.test is now the oldest
+    await r.resolve('no-aaaa-answer.test');
+    const site = dns.count('site.test', 'A');
+    const v4 = dns.count('v4only.test', 'A');
+    await r.resolve('site.test');
+    await r.resolve('v4only.test');
+    expect(dns.count('site.test', 'A')).toBe(site);
+    expect(dns.count('v4only.test', 'A')).toBe(v4 + 1);
+  });
+
+  it('gives IP literals back without a lookup', async () => {
+    const r = resolver();
+    await expect(r.resolve('203.0.113.9')).resolves.toEqual([{ address: '203.0.113.9', family: 4 }]);
+    expect(seen).toEqual([]);
+  });
+});

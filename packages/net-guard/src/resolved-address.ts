@@ -1,0 +1,5 @@
+/** One address a host name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FakeDnsServer, FixtureSite } from '@trawl/testing';
+import { TestCluster } from './helpers/cluster.js';
+
+/**
+ * Host names of scrape targets resolve through the worker's own resolver (`TRAWL_DNS_SERVERS`, here
+ * a fake DNS server): a name is looked up once and then served from the cache; a name whose DNS
+ * server never answers fails within `TRAWL_DNS_TIMEOUT_MS` as SCRAPE_DNS_RESOLUTION_ERROR, and does
+ * not hold the lookups of other names (the system resolver runs two lookups at a time, each up to
+ * 10 s or more: three dead names ahead held every new connection of the process).
+ */
+const page = (name: string) => `<html><head><title>${name}</title></head><body><main><p>Page ${name}, reached by its host name.</p></main></body></html>`;
+
+let site: FixtureSite;
+let dns: FakeDnsServer;
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  site = new FixtureSite();
+  for (const name of ['a', 'b', 'c']) site.page(`/${name}`, page(name));
+  await site.start();
+  dns = await FakeDnsServer.start({
+    'site.test': { a: ['127.0.0.1'] },
+    'other.test': { a: ['127.0.0.1'] },
+    'dead-1.test': { silent: true },
+    'dead-2.test': { silent: true },
+    'dead-3.test': { silent: true },
+  });
+  cluster = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '1500' });
+  // Slots for every scrape at once: the live name must not wait for a slot the dead ones hold.
+  ({ key } = await cluster.team({ concurrency: 8 }));
+}, 60_000);
+
+afterAll(async () => {
+  await cluster.stop();
+  await dns.close();
+  await site.stop();
+});
+
+let key: string;
+const scrape = (host: string, path: string) =>
+  cluster.call('POST', '/v2/scrape', { key, body: { url: `http://${host}:${site.port}${path}`, timeout: 20_000, maxAge: 0 } });
+
+async function workerMetrics(): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${cluster.worker!.metricsPort}/metrics`);
+  return res.text();
+}
+
+describe('host names resolved by the worker', () => {
+  it('resolves a target through the configured DNS server once, then from the cache', async () => {
+    const first = await scrape('site.test', '/a');
+    expect(first.status).toBe(200);
+    expect(first.body.data.markdown).toContain('Page a, reached by its host name.');
+    const asked = dns.count('site.test', 'A');
+    expect(asked).toBeGreaterThanOrEqual(1);
+    // Whether the connection is reused or a new one is opened, DNS is not asked again.
+    const second = await scrape('site.test', '/b');
+    expect(second.status).toBe(200);
+    expect(dns.count('site.test', 'A')).toBe(asked);
+    const metrics = await workerMetrics();
+    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="dns"[^}]*\} [1-9]/);
+  });
+
+  it('a name whose DNS server never answers fails in bounded time and does not hold other names', async () => {
+    const started = Date.now();
+    const dead = ['dead-1.test', 'dead-2.test', 'dead-3.test'].map((host) => scrape(host, '/a').then((r) => ({ r, ms: Date.now() - started })));
+    // The dead names' first attempts are asked before this one.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const live = await scrape('other.test', '/c');
+    const liveMs = Date.now() - started;
+    expect(live.status).toBe(200);
+    expect(live.body.data.markdown).toContain('Page c');
+    for (const { r, ms } of await Promise.all(dead)) {
+      expect(r.status).toBe(500);
+      expect(r.body).toMatchObject({ success: false, code: 'SCRAPE_DNS_RESOLUTION_ERROR' });
+      // Answered by the DNS limit (its attempts, with backoff), far inside the scrape's own 20 s.
+      expect(ms).toBeLessThan(15_000);
+      // The live name did not wait for the dead ones' limit.
+      expect(liveMs).toBeLessThan(ms);
+    }
+    expect(dns.count('dead-1.test', 'A')).toBeGreaterThanOrEqual(1);
+    expect(await workerMetrics()).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="failed"[^}]*\} [1-9]/);
+  });
+});
