@@ -5,9 +5,9 @@ import { TestCluster } from './helpers/cluster.js';
 /**
  * Host names of scrape targets resolve through the worker's own resolver (`TRAWL_DNS_SERVERS`, here
  * a fake DNS server): a name is looked up once and then served from the cache; a name whose DNS
- * server never answers fails within `TRAWL_DNS_TIMEOUT_MS` as SCRAPE_DNS_RESOLUTION_ERROR, and does
- * not hold the lookups of other names (the system resolver runs two lookups at a time, each up to
- * 10 s or more: three dead names ahead held every new connection of the process).
+ * server never answers fails each attempt within `TRAWL_DNS_TIMEOUT_MS` as SCRAPE_DNS_RESOLUTION_ERROR,
+ * and does not hold the lookups of other names (the system resolver runs two lookups at a time, each
+ * up to 10 s or more: three dead names ahead held every new connection of the process).
  */
 const page = (name: string) => `<html><head><title>${name}</title></head><body><main><p>Page ${name}, reached by its host name.</p></main></body></html>`;
 
@@ -18,6 +18,11 @@ let cluster: TestCluster;
 beforeAll(async () => {
   site = new FixtureSite();
   for (const name of ['a', 'b', 'c']) site.page(`/${name}`, page(name));
+  // Answers and closes its connection: the next fetch of the site opens one, and looks its host up.
+  site.route('/closing', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html', connection: 'close' });
+    res.end(page('closing'));
+  });
   await site.start();
   dns = await FakeDnsServer.start({
     'site.test': { a: ['127.0.0.1'] },
@@ -26,7 +31,7 @@ beforeAll(async () => {
     'dead-2.test': { silent: true },
     'dead-3.test': { silent: true },
   });
-  cluster = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '1500' });
+  cluster = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '2000' });
   // Slots for every scrape at once: the live name must not wait for a slot the dead ones hold.
   ({ key } = await cluster.team({ concurrency: 8 }));
 }, 60_000);
@@ -48,17 +53,18 @@ async function workerMetrics(): Promise<string> {
 
 describe('host names resolved by the worker', () => {
   it('resolves a target through the configured DNS server once, then from the cache', async () => {
-    const first = await scrape('site.test', '/a');
+    const first = await scrape('site.test', '/closing');
     expect(first.status).toBe(200);
-    expect(first.body.data.markdown).toContain('Page a, reached by its host name.');
+    expect(first.body.data.markdown).toContain('Page closing, reached by its host name.');
     const asked = dns.count('site.test', 'A');
     expect(asked).toBeGreaterThanOrEqual(1);
-    // Whether the connection is reused or a new one is opened, DNS is not asked again.
+    // A new connection: its lookup comes from the cache, DNS is not asked again.
     const second = await scrape('site.test', '/b');
     expect(second.status).toBe(200);
     expect(dns.count('site.test', 'A')).toBe(asked);
     const metrics = await workerMetrics();
     expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="dns"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="cache"[^}]*\} [1-9]/);
   });
 
   it('a name whose DNS server never answers fails in bounded time and does not hold other names', async () => {
@@ -73,7 +79,7 @@ describe('host names resolved by the worker', () => {
     for (const { r, ms } of await Promise.all(dead)) {
       expect(r.status).toBe(500);
       expect(r.body).toMatchObject({ success: false, code: 'SCRAPE_DNS_RESOLUTION_ERROR' });
-      // Answered by the DNS limit (its attempts, with backoff), far inside the scrape's own 20 s.
+      // Answered by the DNS limit (2 s an attempt, three attempts with backoff), inside the scrape's own 20 s.
       expect(ms).toBeLessThan(15_000);
       // The live name did not wait for the dead ones' limit.
       expect(liveMs).toBeLessThan(ms);

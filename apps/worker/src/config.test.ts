@@ -9,12 +9,16 @@ describe('worker config: DNS', () => {
   });
 
   it('takes IP addresses with or without a port', () => {
-    const c = loadConfig(workerConfigSchema, { TRAWL_DNS_SERVERS: '10.0.0.10, 127.0.0.1:5353,::1,[2001:db8::1]:53' });
-    expect(c.TRAWL_DNS_SERVERS).toEqual(['10.0.0.10', '127.0.0.1:5353', '::1', '[2001:db8::1]:53']);
+    const c = loadConfig(workerConfigSchema, { TRAWL_DNS_SERVERS: '10.0.0.10, 127.0.0.1:5353,::1,[2001:db8::1]:53,[::1]' });
+    expect(c.TRAWL_DNS_SERVERS).toEqual(['10.0.0.10', '127.0.0.1:5353', '::1', '[2001:db8::1]:53', '[::1]']);
   });
 
-  it.each(['dns.example.com', '10.0.0.10:0', '10.0.0.10:70000', '2001:db8::1:53x'])('refuses %s with the variable named', (server) => {
+  it.each(['dns.example.com', '10.0.0.10:0', '10.0.0.10:70000', '2001:db8::1:53x', 'fe80::1%eth0', '[10.0.0.10]'])('refuses %s with the variable named', (server) => {
     expect(() => loadConfig(workerConfigSchema, { TRAWL_DNS_SERVERS: server })).toThrow(ConfigError);
     expect(() => loadConfig(workerConfigSchema, { TRAWL_DNS_SERVERS: server })).toThrow(/TRAWL_DNS_SERVERS/);
+  });
+
+  it('limits a lookup below the connection\'s own 10 s', () => {
+    expect(() => loadConfig(workerConfigSchema, { TRAWL_DNS_TIMEOUT_MS: '10000' })).toThrow(/TRAWL_DNS_TIMEOUT_MS/);
   });
 });

@@ -9,11 +9,13 @@ import { parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
 export const WORKER_ROLES = ['http', 'browser', 'documents'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
-/** `ip`, `ip:port` or `[ipv6]:port`: what c-ares accepts as a server. */
+/** `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`, without a zone id (c-ares would drop it): a DNS server. */
 function isDnsServer(server: string): boolean {
+  if (server.includes('%')) return false;
   if (isIP(server) !== 0) return true;
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(server);
-  return m !== null && isIP(m[1] ?? m[2] ?? '') !== 0 && Number(m[3]) > 0 && Number(m[3]) <= 65535;
+  const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(server);
+  if (m === null || (m[1] !== undefined ? isIP(m[1]) !== 6 : isIP(m[2] ?? '') !== 4)) return false;
+  return m[3] === undefined ? m[1] !== undefined : Number(m[3]) > 0 && Number(m[3]) <= 65535;
 }
 
 /** Configuration of a worker process (`trawl worker --role <role>`), from the environment. */
@@ -73,11 +75,15 @@ export const workerConfigSchema = z.object({
   TRAWL_USER_AGENT: envOptionalString(),
   /**
    * DNS servers for scrape targets, the browser's requests and webhooks (`ip` or `ip:port`,
-   * comma-separated). Default: the system's (`/etc/resolv.conf`).
+   * comma-separated); set, they are the only ones asked (no system resolver for names they do not
+   * know). Default: the system's (`/etc/resolv.conf`).
    */
-  TRAWL_DNS_SERVERS: envList().pipe(z.array(z.string().refine(isDnsServer, { error: 'Each DNS server must be an IP address, optionally with :port ([v6]:port)' }))),
-  /** Longest a host name lookup may take, ms; past it the scrape fails with SCRAPE_DNS_RESOLUTION_ERROR (retryable). Default 5000. */
-  TRAWL_DNS_TIMEOUT_MS: envInt(5000, { min: 100, max: 60_000 }),
+  TRAWL_DNS_SERVERS: envList().pipe(z.array(z.string().refine(isDnsServer, { error: 'Each DNS server must be an IP address, optionally with :port ([v6]:port), without a zone id' }))),
+  /**
+   * Longest a host name lookup may take, ms; past it the scrape fails with SCRAPE_DNS_RESOLUTION_ERROR
+   * (retryable). At most 9000: a connection's own 10 s limit counts its lookup. Default 5000.
+   */
+  TRAWL_DNS_TIMEOUT_MS: envInt(5000, { min: 100, max: 9000 }),
   /** Longest a DNS answer is kept, whatever its TTL, seconds; 0 keeps none. Default 300. */
   TRAWL_DNS_CACHE_MAX_TTL_SEC: envInt(300, { min: 0, max: 86_400 }),
   /** A job whose worker stops renewing its lock for this long is retried elsewhere, ms. Default 10000. */

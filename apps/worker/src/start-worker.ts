@@ -97,6 +97,8 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   // One resolver (and its cache) for every connection this process makes to a target or a receiver.
   const resolver = new CachingDnsResolver({
     servers: config.TRAWL_DNS_SERVERS,
+    // Servers chosen for the worker are the only ones asked: not the system's for what they do not know.
+    ...(config.TRAWL_DNS_SERVERS.length > 0 ? { fallback: null } : {}),
     timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
     maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
     observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),

@@ -38,7 +38,11 @@ describe('BrowserFetcher target guard', () => {
       else if (url.pathname === '/subresource') res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>public page</p><img src="http://127.0.0.1:${internal.port}/x.png">`);
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>public page</p>');
     }, { host: PUBLIC_IP });
-    egress = new EgressProxy({ guard: new TargetGuard({ exemptAddresses: [PUBLIC_IP] }) });
+    // Names: `flaky.test`, whose DNS server did not answer (EAI_AGAIN); every other one does not exist.
+    const resolver = {
+      resolve: (host: string) => Promise.reject(Object.assign(new Error(`lookup ${host}`), { code: host === 'flaky.test' ? 'EAI_AGAIN' : 'ENOTFOUND' })),
+    };
+    egress = new EgressProxy({ guard: new TargetGuard({ exemptAddresses: [PUBLIC_IP], resolver }) });
     await egress.start();
     pool = new BrowserPool();
     fetcher = new BrowserFetcher({ pool, egress, smartWaitMaxMs: 1500, plugins: [cookieConsentPlugin(await loadConsentAssets()), adBlockPlugin(await AdBlocker.load())] });
@@ -68,6 +72,15 @@ describe('BrowserFetcher target guard', () => {
   it('fails a script navigation to a blocked https address (a refused tunnel) with SCRAPE_BLOCKED_TARGET', async () => {
     const err = await failure(fetcher.fetch(request(`http://${PUBLIC_IP}:${pub.port}/script?to=${encodeURIComponent(`https://127.0.0.1:${internal.port}/`)}`)));
     expect(err.code).toBe('SCRAPE_BLOCKED_TARGET');
+  });
+
+  it.each([
+    ['http://flaky.test', true],
+    ['https://flaky.test', true],
+    ['http://missing.test', false],
+  ])('fails %s with SCRAPE_DNS_RESOLUTION_ERROR, retryable %s as the lookup was', async (origin, retryable) => {
+    const err = await failure(fetcher.fetch(request(`${origin}:${pub.port}/`)));
+    expect([err.code, err.retryable]).toEqual(['SCRAPE_DNS_RESOLUTION_ERROR', retryable]);
   });
 
   it('scrapes a page whose blocked subresource is refused', async () => {

@@ -1,7 +1,7 @@
 import { TrawlError, isErrorCode, type Action, type ErrorCode } from '@trawl/api-schema';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page, Request, Response } from 'playwright-core';
 import {
-  DEFAULT_USER_AGENT, abortError, acceptLanguageFor, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
+  DEFAULT_USER_AGENT, EGRESS_RETRYABLE_HEADER, abortError, acceptLanguageFor, detectContentKind, normalizeCharsetLabel, parseContentType, splitUrlCredentials,
   type EgressProxy, type EgressRoute, type FetchRequest, type FetchResult, type Fetcher, type ProxyEndpoint,
 } from '@trawl/scrape-engine';
 import { egressContextProxy } from './egress-context-proxy.js';
@@ -193,6 +193,11 @@ function upstreamProxy(endpoint: ProxyEndpoint): NonNullable<BrowserContextOptio
   };
 }
 
+/** The error of a target the egress refused: `retryable` as the egress judged it (EAI_AGAIN, a timeout). */
+function refusalError(code: ErrorCode, retryable: boolean, details: Record<string, unknown>, cause?: unknown): TrawlError {
+  return new TrawlError(code, refusalMessage(code), { retryable, details, ...(cause === undefined ? {} : { cause }) });
+}
+
 function refusalMessage(code: ErrorCode): string {
   switch (code) {
     case 'SCRAPE_BLOCKED_TARGET': return 'The target resolves to an address that may not be reached.';
@@ -241,7 +246,7 @@ interface MainFrameWatch {
  * first listener added and last one removed are each a Playwright call (see {@link NetworkTracker}).
  */
 function watchMainFrame(page: Page, route: EgressRoute | undefined): MainFrameWatch {
-  let refused: ErrorCode | undefined;
+  let refused: { code: ErrorCode; retryable: boolean } | undefined;
   // Where the last main-frame response came from (redirects followed): a download's URL.
   let lastUrl: string | undefined;
   // request.frame() throws for requests without a frame (service workers): an event handler must not.
@@ -256,20 +261,21 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): MainFrameWa
     const request = response.request();
     if (!isMainNavigation(request)) return;
     lastUrl = response.url();
-    const code = response.headers()['x-trawl-error'];
-    refused = code !== undefined && isErrorCode(code) ? code : undefined;
+    const headers = response.headers();
+    const code = headers['x-trawl-error'];
+    refused = code !== undefined && isErrorCode(code) ? { code, retryable: headers[EGRESS_RETRYABLE_HEADER] === 'true' } : undefined;
   };
   const onRequestFailed = (request: Request) => {
     if (!isMainNavigation(request)) return;
     const failure = request.failure()?.errorText ?? '';
     const refusal = route?.lastRefusal;
-    if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal.code;
+    if (refusal && /ERR_TUNNEL_CONNECTION_FAILED/.test(failure) && refusal.host === hostOf(request.url())) refused = refusal;
   };
   page.on('response', onResponse);
   page.on('requestfailed', onRequestFailed);
   return {
     throwIfRefused() {
-      if (refused) throw new TrawlError(refused, refusalMessage(refused), { details: { url: page.url() } });
+      if (refused) throw refusalError(refused.code, refused.retryable, { url: page.url() });
     },
     lastResponseUrl: () => lastUrl,
     reset() {
@@ -516,7 +522,7 @@ export class BrowserFetcher implements Fetcher {
       }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
-        throw new TrawlError(refusal.code, refusalMessage(refusal.code), { retryable: refusal.code === 'SCRAPE_PROXY_ERROR', details: { host: refusal.host }, cause: err });
+        throw refusalError(refusal.code, refusal.retryable || refusal.code === 'SCRAPE_PROXY_ERROR', { host: refusal.host }, err);
       }
       throw mapNavigationError(err, remaining());
     }
@@ -534,7 +540,7 @@ export class BrowserFetcher implements Fetcher {
     const responseHeaders = await response.allHeaders();
     // The egress answers a refused plain-http request itself, marked with the code.
     const refused = responseHeaders['x-trawl-error'];
-    if (refused && isErrorCode(refused)) throw new TrawlError(refused, refusalMessage(refused));
+    if (refused && isErrorCode(refused)) throw refusalError(refused, responseHeaders[EGRESS_RETRYABLE_HEADER] === 'true', {});
     const { mimeType: declared, charset: declaredCharset } = parseContentType(responseHeaders['content-type']);
     // The full browser shows a PDF in its viewer: the response's body is then the viewer's page.
     if (declared === 'application/pdf') return new NotRendered(response.url());

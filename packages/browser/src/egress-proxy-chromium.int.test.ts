@@ -82,7 +82,7 @@ const endpoint = (url: string): ProxyEndpoint => {
       const page = await context.newPage();
       const err = await page.goto(`https://127.0.0.1:${internal.port}/`).then(() => undefined, (e: unknown) => e);
       expect(String(err)).toContain('net::ERR_TUNNEL_CONNECTION_FAILED');
-      expect(route.lastRefusal).toEqual({ host: '127.0.0.1', port: internal.port, code: 'SCRAPE_BLOCKED_TARGET', status: 403 });
+      expect(route.lastRefusal).toEqual({ host: '127.0.0.1', port: internal.port, code: 'SCRAPE_BLOCKED_TARGET', retryable: false, status: 403 });
       // A fresh page: the first one is busy showing Chromium's error page.
       const plain = await (await context.newPage()).goto(`http://localhost:${internal.port}/`);
       expect([plain?.status(), plain?.headers()['x-trawl-error']]).toEqual([403, 'SCRAPE_BLOCKED_TARGET']);

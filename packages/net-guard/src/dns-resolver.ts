@@ -26,7 +26,11 @@ export class SystemDnsResolver implements DnsResolver {
   }
 }
 
-/** Where an answer of {@link CachingDnsResolver} came from (`failed`: none did). */
+/**
+ * Where an answer of {@link CachingDnsResolver} came from: `cache` (a name resolved earlier),
+ * `hosts`, `dns`, `system` (the fallback), or `failed` (no address: from any of them, or a
+ * remembered "no such name").
+ */
 export type DnsSource = 'cache' | 'hosts' | 'dns' | 'system' | 'failed';
 
 /** Options of {@link CachingDnsResolver}. */
@@ -35,57 +39,71 @@ export interface CachingDnsResolverOptions {
   servers?: readonly string[];
   /** Longest a lookup may take, every attempt and the fallback included, ms. Default 5000. */
   timeoutMs?: number;
-  /** Longest an answer is kept, whatever its TTL, seconds; 0 keeps none. Default 300. */
+  /** Longest an answer is kept, whatever its TTL, seconds; 0 keeps none (nor a "no such name"). Default 300. */
   maxTtlSeconds?: number;
-  /** How long a failed lookup is remembered, ms (a burst of pages on a dead host asks once). Default 2000. */
-  failureTtlMs?: number;
+  /**
+   * How long a name found not to exist is remembered, ms (a batch of pages on a dead domain asks
+   * once). A temporary failure (no answer, a failing server) is not remembered: a retry asks again.
+   * Default 2000.
+   */
+  notFoundTtlMs?: number;
   /** Names kept at most (least recently used go first). Default 10000. */
   maxEntries?: number;
   /** Hosts file read before DNS. Default `/etc/hosts`. */
   hostsFile?: string;
-  /** Asked for names DNS says do not exist (search domains, other name services). Default {@link SystemDnsResolver}. */
-  fallback?: DnsResolver;
+  /**
+   * Asked for names DNS says do not exist, or when the DNS server refuses (search domains, other
+   * name services); `null`: nobody. Default {@link SystemDnsResolver}.
+   */
+  fallback?: DnsResolver | null;
   /** Told of every lookup: where its answer came from and how long it took, seconds. */
   observe?: (source: DnsSource, seconds: number) => void;
   now?: () => number;
 }
 
-/**
- * RFC 8305's resolution delay: once one address family answered with addresses, how long the other
- * is waited for, ms.
- */
+/** RFC 8305's resolution delay: once A answered with addresses, how long AAAA is waited for, ms. */
 const RESOLUTION_DELAY_MS = 50;
+/** Longest an answer missing a family that failed (not one that has no records) is kept, ms. */
+const PARTIAL_TTL_MS = 5000;
+/** How long an answer of the system resolver (which gives no TTL) is kept, ms. */
+const SYSTEM_TTL_MS = 10_000;
 
 /** Answers of "no such name" or "no such record": the name may still be known elsewhere. */
 const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA', 'ENOENT']);
 /** A server that refused us quickly: the system resolver may be configured to go elsewhere. */
 const REFUSED = new Set(['ECONNREFUSED', 'EREFUSED', 'ENOTINITIALIZED']);
 /** Names DNS cannot carry: no other resolver will find them. */
-const BAD_NAME = new Set(['EBADNAME', 'EBADFAMILY', 'EFORMERR']);
+const BAD_NAME = new Set(['EBADNAME', 'EBADFAMILY']);
+
+type DnsErrorCode = 'ENOTFOUND' | 'EAI_AGAIN';
 
 interface Entry {
   expires: number;
   addresses?: ResolvedAddress[];
-  code?: 'ENOTFOUND' | 'EAI_AGAIN';
+  /** A remembered "no such name". */
+  notFound?: true;
 }
+
+/** What DNS said of a name: its addresses (IPv4 first) and how long they may be kept, or a failure's code. */
+type DnsAnswer = { addresses: ResolvedAddress[]; ttlMs: number } | { code: string };
 
 /**
  * Resolves host names the way a high-volume crawler must: the hosts file first, then DNS through
  * c-ares (asynchronous UDP, no thread pool: a server that does not answer for one name delays only
  * the lookups of that name), then the system resolver for names DNS does not know (search domains,
  * other name services). Answers are cached for their TTL (at most `maxTtlSeconds`), lookups of a name
- * in flight are shared, failures are remembered briefly, and every lookup ends within `timeoutMs`.
- * Addresses come IPv4 first (a connection tries the others after them: Node's Happy Eyeballs).
- * Failures carry `ENOTFOUND` (no such name: not retried) or `EAI_AGAIN` (a server that failed or did
- * not answer: retryable), as `dns.lookup`'s do.
+ * in flight are shared, a name that does not exist is remembered briefly, and every lookup ends
+ * within `timeoutMs`. Addresses come IPv4 first (a connection tries the others after them: Node's
+ * Happy Eyeballs). Failures carry `ENOTFOUND` (no such name: not retried) or `EAI_AGAIN` (a server
+ * that failed or did not answer: retryable), as `dns.lookup`'s do.
  */
 export class CachingDnsResolver implements DnsResolver {
   private readonly dns: Resolver;
   private readonly hosts: HostsFile;
-  private readonly fallback: DnsResolver;
+  private readonly fallback: DnsResolver | null;
   private readonly timeoutMs: number;
   private readonly maxTtlMs: number;
-  private readonly failureTtlMs: number;
+  private readonly notFoundTtlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
   private readonly cache = new Map<string, Entry>();
@@ -93,14 +111,15 @@ export class CachingDnsResolver implements DnsResolver {
 
   constructor(private readonly options: CachingDnsResolverOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 5000;
-    // c-ares doubles its wait on each try: two tries fit in the time allowed.
+    // c-ares doubles its wait on each try (tries count per server): two tries of one server fit in
+    // the time allowed. The lookup is cut at `timeoutMs` whatever the servers.
     this.dns = new Resolver({ timeout: Math.max(1, Math.floor(this.timeoutMs / 3)), tries: 2 });
     if (options.servers !== undefined && options.servers.length > 0) this.dns.setServers([...options.servers]);
     this.now = options.now ?? Date.now;
     this.hosts = new HostsFile(options.hostsFile ?? '/etc/hosts', this.now);
-    this.fallback = options.fallback ?? new SystemDnsResolver();
+    this.fallback = options.fallback === undefined ? new SystemDnsResolver() : options.fallback;
     this.maxTtlMs = (options.maxTtlSeconds ?? 300) * 1000;
-    this.failureTtlMs = options.failureTtlMs ?? 2000;
+    this.notFoundTtlMs = options.notFoundTtlMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 10_000;
   }
 
@@ -110,22 +129,22 @@ export class CachingDnsResolver implements DnsResolver {
     if (family !== 0) return [{ address: name, family: family === 6 ? 6 : 4 }];
     const started = this.now();
     const cached = this.fromCache(name);
-    if (cached !== undefined) {
+    if (cached?.addresses !== undefined) {
       this.observe('cache', started);
-      if (cached.addresses !== undefined) return cached.addresses;
-      throw dnsError(cached.code ?? 'EAI_AGAIN', name);
+      return cached.addresses.slice();
     }
-    let shared = this.pending.get(name);
+    if (cached?.notFound) {
+      this.observe('failed', started);
+      throw dnsError('ENOTFOUND', name);
+    }
+    // A fully qualified name (trailing dot) keeps it for the system resolver: no search domains.
+    const key = hostname.endsWith('.') ? `${name}.` : name;
+    let shared = this.pending.get(key);
     if (shared === undefined) {
-      shared = this.lookup(name, started).finally(() => this.pending.delete(name));
-      this.pending.set(name, shared);
+      shared = this.lookup(name, key, started).finally(() => this.pending.delete(key));
+      this.pending.set(key, shared);
     }
-    return shared;
-  }
-
-  /** Forgets every cached answer (the servers changed, a test). */
-  clear(): void {
-    this.cache.clear();
+    return (await shared).slice();
   }
 
   private fromCache(name: string): Entry | undefined {
@@ -135,7 +154,7 @@ export class CachingDnsResolver implements DnsResolver {
       this.cache.delete(name);
       return undefined;
     }
-    // Least recently used last out: a hit moves it to the end.
+    // Least recently used first out: a hit moves it to the end.
     this.cache.delete(name);
     this.cache.set(name, entry);
     return entry;
@@ -151,82 +170,95 @@ export class CachingDnsResolver implements DnsResolver {
     }
   }
 
-  private async lookup(name: string, started: number): Promise<ResolvedAddress[]> {
+  /** `name`: lower case, no trailing dot (the cache's key); `asked`: as the system resolver gets it. */
+  private async lookup(name: string, asked: string, started: number): Promise<ResolvedAddress[]> {
     const fromHosts = await this.hosts.lookup(name);
     if (fromHosts !== undefined) {
       this.observe('hosts', started);
       return fromHosts;
     }
     const deadline = started + this.timeoutMs;
-    let source: DnsSource = 'dns';
     try {
-      let answer = await withDeadline(this.queryDns(name), deadline, this.now);
-      if (answer.code !== undefined && (NOT_IN_DNS.has(answer.code) || REFUSED.has(answer.code))) {
-        source = 'system';
-        const found = await withDeadline(this.fallback.resolve(name), deadline, this.now).catch((err: unknown) => {
-          // The system's verdict stands when it has one; a DNS refusal it could not get past stays.
-          const code = codeOf(err);
-          throw dnsError(code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA' ? 'ENOTFOUND' : 'EAI_AGAIN', name);
-        });
-        answer = { addresses: found, ttlMs: this.maxTtlMs };
+      const answer = await this.queryDns(name, deadline);
+      if ('addresses' in answer) return this.found(name, answer.addresses, answer.ttlMs, 'dns', started);
+      const fallback = this.fallback;
+      if (fallback === null || !(NOT_IN_DNS.has(answer.code) || REFUSED.has(answer.code))) {
+        throw dnsError(BAD_NAME.has(answer.code) || NOT_IN_DNS.has(answer.code) ? 'ENOTFOUND' : 'EAI_AGAIN', name);
       }
-      if (answer.code !== undefined) throw dnsError(BAD_NAME.has(answer.code) || NOT_IN_DNS.has(answer.code) ? 'ENOTFOUND' : 'EAI_AGAIN', name);
-      const addresses = answer.addresses ?? [];
-      if (addresses.length === 0) throw dnsError('ENOTFOUND', name);
-      this.remember(name, { expires: this.now() + Math.min(answer.ttlMs ?? 0, this.maxTtlMs), addresses });
-      this.observe(source, started);
-      return addresses;
+      const found = await withDeadline(fallback.resolve(asked), deadline, this.now).catch((err: unknown) => {
+        // The system's "no such name" stands; anything else (its own timeout, ours) is temporary.
+        const code = codeOf(err);
+        throw dnsError(code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA' ? 'ENOTFOUND' : 'EAI_AGAIN', name);
+      });
+      if (found.length === 0) throw dnsError('ENOTFOUND', name);
+      return this.found(name, ipv4First(found), SYSTEM_TTL_MS, 'system', started);
     } catch (err) {
-      const code: 'ENOTFOUND' | 'EAI_AGAIN' = codeOf(err) === 'ENOTFOUND' ? 'ENOTFOUND' : 'EAI_AGAIN';
-      if (this.maxTtlMs > 0) this.remember(name, { expires: this.now() + this.failureTtlMs, code });
+      const code: DnsErrorCode = codeOf(err) === 'ENOTFOUND' ? 'ENOTFOUND' : 'EAI_AGAIN';
+      if (code === 'ENOTFOUND' && this.maxTtlMs > 0) this.remember(name, { expires: this.now() + this.notFoundTtlMs, notFound: true });
       this.observe('failed', started);
       throw dnsError(code, name);
     }
   }
 
+  private found(name: string, addresses: ResolvedAddress[], ttlMs: number, source: DnsSource, started: number): ResolvedAddress[] {
+    this.remember(name, { expires: this.now() + Math.min(ttlMs, this.maxTtlMs), addresses });
+    this.observe(source, started);
+    return addresses;
+  }
+
   /**
-   * A and AAAA records, asked together. Once one family has addresses the other gets
-   * {@link RESOLUTION_DELAY_MS} more (a server that never answers AAAA does not hold IPv4 hosts).
-   * Resolves with the addresses (IPv4 first) and their shortest TTL, or with the failure's code
-   * when neither family has any.
+   * A and AAAA records, asked together, until `deadline`. Once A has addresses, AAAA gets
+   * {@link RESOLUTION_DELAY_MS} more (RFC 8305: a server slow or silent on AAAA does not hold IPv4
+   * hosts); AAAA first waits for A, so an IPv4-only network is not left with IPv6 addresses alone.
+   * An answer missing a family that failed or was cut off (not one with no records) is kept at most
+   * {@link PARTIAL_TTL_MS}. Neither family with addresses: the more telling failure's code.
    */
-  private queryDns(name: string): Promise<{ addresses?: ResolvedAddress[]; ttlMs?: number; code?: string }> {
-    type Answer = { records: Array<{ address: string; ttl: number }> } | { code: string };
-    const ask = (family: 4 | 6): Promise<Answer> =>
+  private queryDns(name: string, deadline: number): Promise<DnsAnswer> {
+    type Part = { records: Array<{ address: string; ttl: number }> } | { code: string };
+    const ask = (family: 4 | 6): Promise<Part> =>
       (family === 4 ? this.dns.resolve4(name, { ttl: true }) : this.dns.resolve6(name, { ttl: true })).then(
         (records) => ({ records }),
         (err: unknown) => ({ code: codeOf(err) ?? 'EAI_AGAIN' }),
       );
     return new Promise((resolve) => {
-      const answers: { 4?: Answer; 6?: Answer } = {};
-      let delay: NodeJS.Timeout | undefined;
+      const parts: { 4?: Part; 6?: Part } = {};
+      let settled = false;
       const settle = (): void => {
-        if (delay !== undefined) clearTimeout(delay);
+        if (settled) return;
+        settled = true;
+        clearTimeout(cutoff);
+        clearTimeout(delay);
         const addresses: ResolvedAddress[] = [];
         let ttl = Number.POSITIVE_INFINITY;
+        let complete = true;
         for (const family of [4, 6] as const) {
-          const answer = answers[family];
-          if (answer === undefined || !('records' in answer)) continue;
-          for (const r of answer.records) {
-            addresses.push({ address: r.address, family });
-            ttl = Math.min(ttl, r.ttl);
+          const part = parts[family];
+          if (part !== undefined && 'records' in part) {
+            for (const r of part.records) {
+              addresses.push({ address: r.address, family });
+              ttl = Math.min(ttl, r.ttl * 1000);
+            }
+          } else if (part === undefined || !NOT_IN_DNS.has(part.code)) {
+            complete = false;
           }
         }
         if (addresses.length > 0) {
-          resolve({ addresses, ttlMs: ttl * 1000 });
+          resolve({ addresses, ttlMs: complete ? ttl : Math.min(ttl, PARTIAL_TTL_MS) });
           return;
         }
-        // Neither has addresses: a real failure outranks "no such record".
-        const codes = [answers[4], answers[6]].map((a) => (a !== undefined && 'code' in a ? a.code : 'ENODATA'));
-        resolve({ code: codes.find((c) => !NOT_IN_DNS.has(c)) ?? codes[0] ?? 'ENOTFOUND' });
+        // Neither has addresses: a real failure (or no answer at all) outranks "no such record".
+        const codes = [parts[4], parts[6]].map((p) => (p === undefined ? 'ETIMEOUT' : 'code' in p ? p.code : 'ENODATA'));
+        resolve({ code: codes.find((c) => !NOT_IN_DNS.has(c)) ?? codes.find((c) => c === 'ENOTFOUND') ?? 'ENODATA' });
       };
-      const arrived = (family: 4 | 6, answer: Answer): void => {
-        answers[family] = answer;
-        if (answers[4] !== undefined && answers[6] !== undefined) settle();
-        else if ('records' in answer && answer.records.length > 0) delay ??= setTimeout(settle, RESOLUTION_DELAY_MS);
+      const cutoff = setTimeout(settle, Math.max(0, deadline - this.now()));
+      let delay: NodeJS.Timeout | undefined;
+      const arrived = (family: 4 | 6, part: Part): void => {
+        parts[family] = part;
+        if (parts[4] !== undefined && parts[6] !== undefined) settle();
+        else if (family === 4 && 'records' in part && part.records.length > 0) delay = setTimeout(settle, RESOLUTION_DELAY_MS);
       };
-      void ask(4).then((a) => arrived(4, a));
-      void ask(6).then((a) => arrived(6, a));
+      void ask(4).then((p) => arrived(4, p));
+      void ask(6).then((p) => arrived(6, p));
     });
   }
 
@@ -235,17 +267,21 @@ export class CachingDnsResolver implements DnsResolver {
   }
 }
 
+function ipv4First(addresses: ResolvedAddress[]): ResolvedAddress[] {
+  return addresses.slice().sort((a, b) => a.family - b.family);
+}
+
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
-function dnsError(code: 'ENOTFOUND' | 'EAI_AGAIN', hostname: string): Error {
+function dnsError(code: DnsErrorCode, hostname: string): Error {
   const what = code === 'ENOTFOUND' ? 'No address for' : 'No DNS answer in time, or a failing DNS server, for';
   return Object.assign(new Error(`${what} ${hostname}`), { code, hostname });
 }
 
-/** `work`, or an `EAI_AGAIN` failure at `deadline` (the work itself is not stopped: c-ares ends it). */
+/** `work`, or an `EAI_AGAIN` failure at `deadline` (the work itself is not stopped: it ends on its own). */
 function withDeadline<T>(work: Promise<T>, deadline: number, now: () => number): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'EAI_AGAIN' })), Math.max(0, deadline - now()));

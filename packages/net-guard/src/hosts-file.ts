@@ -56,8 +56,10 @@ export function parseHosts(text: string): Map<string, ResolvedAddress[]> {
   const names = new Map<string, ResolvedAddress[]>();
   for (const line of text.split('\n')) {
     const [address, ...hostnames] = line.replace(/#.*/, '').trim().split(/\s+/);
-    const family = address === undefined ? 0 : isIP(address.replace(/%.*$/, ''));
-    if (family === 0 || address === undefined) continue;
+    if (address === undefined) continue;
+    // A zone id (`fe80::1%eth0`) belongs to IPv6 link-local addresses only.
+    const family = isIP(address) !== 0 ? isIP(address) : isIP(address.replace(/%[^%]*$/, '')) === 6 ? 6 : 0;
+    if (family === 0) continue;
     for (const name of hostnames) {
       const key = name.toLowerCase().replace(/\.$/, '');
       const list = names.get(key) ?? [];

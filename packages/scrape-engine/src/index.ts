@@ -24,4 +24,4 @@ export { abortError } from './http/map-fetch-error.js';
 export { parseContentType, type ParsedContentType } from './http/parse-content-type.js';
 export { splitUrlCredentials, type UrlCredentials } from './url-credentials.js';
 export { parseProxyList, ProxyPools, redactProxyUrl, type ProxyEndpoint, type ProxyPick, type ProxyPoolsInit, type ProxyTier } from './proxy/proxy-pool.js';
-export { EgressProxy, EgressRoute, type EgressProxyOptions, type EgressRefusal, type EgressStats } from './proxy/egress-proxy.js';
+export { EGRESS_RETRYABLE_HEADER, EgressProxy, EgressRoute, type EgressProxyOptions, type EgressRefusal, type EgressStats } from './proxy/egress-proxy.js';

@@ -4,14 +4,15 @@ import { decode, encode, type Answer, type Packet } from 'dns-packet';
 /**
  * What {@link FakeDnsServer} does for one name. Addresses answer their record type (`ttl` seconds,
  * default 60); a type with no addresses answers NOERROR with no records (NODATA). `silent` drops
- * the name's queries (all, or only `AAAA` ones): a server that never answers. `rcode` answers with
- * that error instead.
+ * the name's queries (all, or those of one type): a server that never answers. `delayMs` holds the
+ * answers of a type that long. `rcode` answers with that error instead.
  */
 export interface FakeDnsName {
   a?: string[];
   aaaa?: string[];
   ttl?: number;
-  silent?: boolean | 'AAAA';
+  silent?: boolean | 'A' | 'AAAA';
+  delayMs?: { A?: number; AAAA?: number };
   rcode?: 'SERVFAIL' | 'REFUSED';
 }
 
@@ -27,6 +28,7 @@ export interface FakeDnsQuery {
  */
 export class FakeDnsServer {
   readonly queries: FakeDnsQuery[] = [];
+  private closed = false;
 
   private constructor(
     private readonly socket: Socket,
@@ -60,6 +62,7 @@ export class FakeDnsServer {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return new Promise((resolve) => this.socket.close(() => resolve()));
   }
 
@@ -75,7 +78,7 @@ export class FakeDnsServer {
     const name = question.name.toLowerCase();
     this.queries.push({ name, type: question.type });
     const entry = this.names.get(name);
-    if (entry?.silent === true || (entry?.silent === 'AAAA' && question.type === 'AAAA')) return;
+    if (entry?.silent === true || entry?.silent === question.type) return;
     const answers: Answer[] = [];
     if (entry !== undefined && entry.rcode === undefined && (question.type === 'A' || question.type === 'AAAA')) {
       for (const address of (question.type === 'A' ? entry.a : entry.aaaa) ?? []) {
@@ -91,7 +94,9 @@ export class FakeDnsServer {
       questions: [question],
       answers,
     });
-    this.socket.send(reply, peer.port, peer.address);
+    const delay = question.type === 'A' || question.type === 'AAAA' ? entry?.delayMs?.[question.type] ?? 0 : 0;
+    if (delay > 0) setTimeout(() => { if (!this.closed) this.socket.send(reply, peer.port, peer.address); }, delay).unref();
+    else this.socket.send(reply, peer.port, peer.address);
   }
 }
 

@@ -76,7 +76,9 @@ describe('EgressProxy', () => {
     echoPort = (echo.address() as AddressInfo).port;
     upstream = await new ForwardProxyFixture({ credentials: { username: 'u', password: 's3cret' } }).start();
     resolver = new MapResolver({ 'public.test': [PUBLIC_IP], 'internal.test': ['127.0.0.1'], 'rebind.test': [PUBLIC_IP, '127.0.0.1'] });
-    egress = new EgressProxy({ guard: new TargetGuard({ resolver, exemptAddresses: [PUBLIC_IP] }) });
+    // `flaky.test`: a DNS server that did not answer (EAI_AGAIN).
+    const flaky = { resolve: (h: string) => (h === 'flaky.test' ? Promise.reject(Object.assign(new Error('queryA ETIMEOUT'), { code: 'EAI_AGAIN' })) : resolver.resolve(h)) };
+    egress = new EgressProxy({ guard: new TargetGuard({ resolver: flaky, exemptAddresses: [PUBLIC_IP] }) });
     await egress.start();
   });
 
@@ -120,6 +122,19 @@ describe('EgressProxy', () => {
       expect(r.stats.blocked).toBe(1);
       expect(r.lastRefusal).toMatchObject({ code: 'SCRAPE_BLOCKED_TARGET', status: 403, port: internal.port });
       expect(internal.hits).toEqual([]);
+    });
+
+    it('tells a DNS failure that may pass (EAI_AGAIN) from a name that does not exist', async () => {
+      const r = await route(null);
+      const flaky = await connectVia(r.url, `flaky.test:${site.port}`);
+      flaky.socket.destroy();
+      expect([flaky.headers['x-trawl-error'], flaky.headers['x-trawl-retryable']]).toEqual(['SCRAPE_DNS_RESOLUTION_ERROR', 'true']);
+      expect(r.lastRefusal).toMatchObject({ code: 'SCRAPE_DNS_RESOLUTION_ERROR', retryable: true });
+      const plain = await getVia(r.url, `http://flaky.test:${site.port}/`);
+      expect([plain.headers['x-trawl-error'], plain.headers['x-trawl-retryable']]).toEqual(['SCRAPE_DNS_RESOLUTION_ERROR', 'true']);
+      const missing = await getVia(r.url, `http://missing.test:${site.port}/`);
+      expect([missing.headers['x-trawl-error'], missing.headers['x-trawl-retryable']]).toEqual(['SCRAPE_DNS_RESOLUTION_ERROR', undefined]);
+      expect(r.lastRefusal).toMatchObject({ code: 'SCRAPE_DNS_RESOLUTION_ERROR', retryable: false });
     });
 
     it('refuses an absolute-form request to a blocked host', async () => {

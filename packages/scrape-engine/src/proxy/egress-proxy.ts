@@ -38,9 +38,14 @@ export interface EgressRefusal {
   host: string;
   port: number;
   code: ErrorCode;
+  /** Whether another attempt may succeed (a DNS server that did not answer, EAI_AGAIN). */
+  retryable: boolean;
   /** Status answered to the browser. */
   status: number;
 }
+
+/** The header of a refusal answered over plain http, beside `x-trawl-error`, when it is retryable. */
+export const EGRESS_RETRYABLE_HEADER = 'x-trawl-retryable';
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
@@ -215,11 +220,12 @@ export class EgressProxy {
 
   /** Counts a failure to open a way out and returns what to answer. */
   private refusal(route: EgressRoute, target: { host: string; port: number }, err: unknown): EgressRefusal {
-    const code = err instanceof TrawlError ? err.code : mapFetchError(err, NEVER_ABORTED).code;
+    const mapped = err instanceof TrawlError ? err : mapFetchError(err, NEVER_ABORTED);
+    const code = mapped.code;
     if (code === 'SCRAPE_BLOCKED_TARGET') this.count(route, 'blocked');
     else if (code === 'SCRAPE_PROXY_ERROR') this.count(route, 'upstreamErrors');
     else this.count(route, 'targetErrors');
-    const refusal = { host: target.host, port: target.port, code, status: statusFor(code) };
+    const refusal = { host: target.host, port: target.port, code, retryable: mapped.retryable, status: statusFor(code) };
     route.lastRefusal = refusal;
     return refusal;
   }
@@ -258,7 +264,8 @@ export class EgressProxy {
       outbound = await this.open(route, target);
     } catch (err) {
       const r = this.refusal(route, target, err);
-      client.end(`HTTP/1.1 ${r.status} Refused\r\nx-trawl-error: ${r.code}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+      const retryable = r.retryable ? `${EGRESS_RETRYABLE_HEADER}: true\r\n` : '';
+      client.end(`HTTP/1.1 ${r.status} Refused\r\nx-trawl-error: ${r.code}\r\n${retryable}content-length: 0\r\nconnection: close\r\n\r\n`);
       return;
     }
     route.track(outbound);
@@ -290,7 +297,7 @@ export class EgressProxy {
       outbound = route.upstream === null ? await this.open(route, target) : await this.openUpstreamHop(target, route.upstream);
     } catch (err) {
       const r = this.refusal(route, target, err);
-      res.writeHead(r.status, { 'x-trawl-error': r.code, 'content-type': 'text/plain' }).end(`${r.code}\n`);
+      res.writeHead(r.status, { 'x-trawl-error': r.code, ...(r.retryable ? { [EGRESS_RETRYABLE_HEADER]: 'true' } : {}), 'content-type': 'text/plain' }).end(`${r.code}\n`);
       return;
     }
     route.track(outbound);
