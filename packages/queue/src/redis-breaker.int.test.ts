@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RedisServerFixture } from '@trawl/testing';
+import { RedisClusterFixture, RedisServerFixture } from '@trawl/testing';
 import { once } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RedisBreaker, RedisBreakerOpenError, type RedisBreakerReason } from './redis-breaker.js';
 import { createRedisClient } from './redis-connection.js';
 
@@ -21,10 +21,14 @@ afterAll(async () => {
 
 /** A breaker whose changes are recorded; `next()` resolves with the next change (an event, not a timer). */
 function watched(timeoutMs: number) {
+  return watchedOn(redis, timeoutMs, 50);
+}
+
+function watchedOn(client: Redis, timeoutMs: number, probeEveryMs: number) {
   const changes: Array<{ available: boolean; reason?: RedisBreakerReason }> = [];
   let wake: (() => void) | undefined;
-  const breaker = new RedisBreaker(redis, {
-    name: 'test', timeoutMs, probeEveryMs: 50,
+  const breaker = new RedisBreaker(client, {
+    name: 'test', timeoutMs, probeEveryMs,
     onChange: (c) => {
       changes.push(c);
       wake?.();
@@ -138,4 +142,53 @@ describe('RedisBreaker', () => {
     });
     expect(await breaker.run(() => redis.echo('back'))).toBe('back');
   });
+});
+
+describe('RedisBreaker on a Redis Cluster', () => {
+  let redisCluster: RedisClusterFixture;
+  let client: Redis;
+
+  beforeAll(async () => {
+    redisCluster = await RedisClusterFixture.start({ masters: 3 });
+    client = createRedisClient({ url: redisCluster.url, connectionName: 'breaker-cluster-test' });
+    await client.ping();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const i of [0, 1, 2]) redisCluster?.resume(i);
+    client?.disconnect();
+    await redisCluster?.stop();
+  }, 30_000);
+
+  /** A key whose slot primary `index` serves. */
+  async function keyOn(index: number): Promise<string> {
+    const slots = (client as unknown as Cluster).slots;
+    for (let i = 0; ; i++) {
+      const slot = Number(await client.call('CLUSTER', 'KEYSLOT', `breaker-${i}`));
+      if (slots[slot]?.[0] === `127.0.0.1:${redisCluster.ports[index]}`) return `breaker-${i}`;
+    }
+  }
+
+  it('stays open while one primary is frozen (every primary is probed), and closes once it answers', async () => {
+    const key = await keyOn(1);
+    await client.set(key, 'cached');
+    const { breaker, changes, next } = watchedOn(client, 300, 100);
+    expect(await breaker.run(() => client.get(key))).toBe('cached');
+    redisCluster.pause(1);
+    try {
+      expect(await failure(breaker.run(() => client.get(key)))).toBeInstanceOf(RedisBreakerOpenError);
+      // Fifteen probe rounds: before, a PING answered by another primary closed it, and the next call
+      // to the frozen one waited its time out again.
+      for (const until = Date.now() + 1500; Date.now() < until;) {
+        expect(breaker.available).toBe(false);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(changes).toEqual([{ available: false, reason: 'stalled' }]);
+    } finally {
+      redisCluster.resume(1);
+    }
+    await next(2);
+    expect(changes[1]).toEqual({ available: true });
+    expect(await breaker.run(() => client.get(key))).toBe('cached');
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import { whenUnanswered } from './redis-connection.js';
+import type { Cluster, Redis } from 'ioredis';
+import { isRedisCluster, redisPrimaries, whenUnanswered } from './redis-connection.js';
 
 /** Why a {@link RedisBreaker} turns calls away: its connection is lost, or it left a call unanswered. */
 export type RedisBreakerReason = 'down' | 'stalled';
@@ -54,15 +54,20 @@ export interface RedisBreakerRunOptions {
  * taken for a stall. A call that timed out is not withdrawn: Redis may still run it later (harmless
  * for a cache). It reads the client's state when called: no listener is added to the client.
  *
- * On a Redis Cluster the PING goes to a node of the client's choosing, so one frozen shard may close
- * the breaker after a probe and open it again: the calls to that shard each wait `timeoutMs` once.
+ * On a Redis Cluster every primary gets its PING (the client's own goes to a node of its choosing),
+ * and the breaker closes once each has answered: one frozen shard keeps it open (a cache miss costs a
+ * fetch) instead of closing after a probe answered elsewhere, each call to that shard then waiting
+ * `timeoutMs` again. While open, the client's slot map is refreshed with each probe, so a primary
+ * that failed over to its replica leaves the list.
  */
 export class RedisBreaker {
   private openFor: RedisBreakerReason | undefined;
   /** Whether the client was found ready once (a later other status is a lost connection). */
   private connected: boolean;
   private probeTimer: NodeJS.Timeout | undefined;
-  private probing = false;
+  /** Primaries that answered a PING since the breaker opened for a stall, and those with one out. */
+  private answered = new WeakSet<Redis>();
+  private pinging = new WeakSet<Redis>();
 
   constructor(
     private readonly redis: Redis,
@@ -147,16 +152,30 @@ export class RedisBreaker {
 
   private startProbing(): void {
     if (this.probeTimer) return;
+    this.answered = new WeakSet();
+    this.pinging = new WeakSet();
+    const cluster = isRedisCluster(this.redis) ? (this.redis as unknown as Cluster) : undefined;
+    /** Closes the breaker once every current primary has answered. */
+    const check = (): void => {
+      if (this.openFor === 'stalled' && redisPrimaries(this.redis).every((node) => this.answered.has(node))) this.close();
+    };
     this.probeTimer = setInterval(() => {
       const status = this.redis.status;
       if (status === 'end') return this.stopProbing();
-      if (this.probing || status !== 'ready') return;
-      this.probing = true;
-      const done = (answered: boolean): void => {
-        this.probing = false;
-        if (answered && this.openFor === 'stalled') this.close();
-      };
-      this.redis.ping().then(() => done(true), () => done(false));
+      if (status !== 'ready') return;
+      // A failover is learnt from a redirection or a closed connection, which calls turned away never get.
+      if (cluster) void cluster.refreshSlotsCache();
+      for (const node of redisPrimaries(this.redis)) {
+        // At most one PING out a node; one that answered is not asked again.
+        if (this.answered.has(node) || this.pinging.has(node)) continue;
+        this.pinging.add(node);
+        node.ping().then(() => {
+          this.pinging.delete(node);
+          this.answered.add(node);
+          check();
+        }, () => this.pinging.delete(node));
+      }
+      check();
     }, this.opts.probeEveryMs ?? 1000);
     this.probeTimer.unref();
   }
