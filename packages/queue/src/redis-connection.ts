@@ -197,6 +197,10 @@ function newClient(opts: RedisConnectionOptions, base: RedisOptions): Redis {
         return { host: host ?? s, port: Number(port ?? 26379) };
       }),
       name: opts.sentinelName ?? 'mymaster',
+      // Reconnects when a Sentinel announces a new primary (+switch-master): a primary that froze
+      // (a stalled VM, a partition) keeps its connections open, and without it every client waited
+      // on the old one until TCP gave up, minutes after its replica had taken over.
+      failoverDetector: true,
       password: fromUrl?.password ? decodeURIComponent(fromUrl.password) : undefined,
       db: fromUrl?.pathname && fromUrl.pathname.length > 1 ? Number(fromUrl.pathname.slice(1)) : 0,
     });

@@ -20,5 +20,6 @@ export {
   FAKE_DDG_VQD, startFakeDuckDuckGo, type FakeDuckDuckGoMode, type FakeDuckDuckGoOptions, type FakeDuckDuckGoRequest, type FakeDuckDuckGoServer,
 } from './fake-duckduckgo.js';
 export { RedisClusterFixture } from './redis-cluster.js';
+export { RedisSentinelFixture } from './redis-sentinel.js';
 export { RedisMonitor, parseMonitorLine, type MonitoredCommand } from './redis-monitor.js';
 export { corpusDirs, htmlFilesUnder } from './corpus-files.js';

@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort, pingRedis } from '@trawl/queue';
+import { waitFor } from './wait-for.js';
+
+interface SentinelProcess {
+  port: number;
+  child: ChildProcess;
+}
+
+/**
+ * A real Redis Sentinel setup of `redis-server` children for integration tests: a primary, one
+ * replica and one Sentinel (quorum 1) watching them as `name`, on free loopback ports. The Sentinel
+ * takes a primary that has not answered for 1 s as down and fails over to the replica. Trawl takes
+ * it as `REDIS_SENTINELS` = {@link sentinels} and `REDIS_SENTINEL_NAME` = {@link name}.
+ */
+export class RedisSentinelFixture {
+  readonly name = 'mymaster';
+
+  private constructor(
+    private readonly primary: SentinelProcess,
+    private readonly replica: SentinelProcess,
+    private readonly sentinel: SentinelProcess,
+    readonly dir: string,
+  ) {}
+
+  /** `host:port` of the Sentinel. */
+  get sentinels(): string[] {
+    return [`127.0.0.1:${this.sentinel.port}`];
+  }
+
+  /** The first primary's URL (after a failover, a replica's). */
+  get primaryUrl(): string {
+    return `redis://127.0.0.1:${this.primary.port}`;
+  }
+
+  static async start(): Promise<RedisSentinelFixture> {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-sentinel-'));
+    const started: SentinelProcess[] = [];
+    try {
+      const ports: number[] = [];
+      while (ports.length < 3) {
+        const port = await freePort();
+        if (!ports.includes(port)) ports.push(port);
+      }
+      const [p, r, s] = ports as [number, number, number];
+      started.push(await startServer(join(dir, 'primary'), p, []));
+      started.push(await startServer(join(dir, 'replica'), r, ['--replicaof', '127.0.0.1', String(p)]));
+      mkdirSync(join(dir, 'sentinel'));
+      const conf = join(dir, 'sentinel', 'sentinel.conf');
+      writeFileSync(conf, [
+        `port ${s}`, 'bind 127.0.0.1', `dir ${join(dir, 'sentinel')}`,
+        `sentinel monitor mymaster 127.0.0.1 ${p} 1`,
+        'sentinel down-after-milliseconds mymaster 1000',
+        'sentinel failover-timeout mymaster 5000',
+      ].join('\n') + '\n');
+      started.push(await startServer(join(dir, 'sentinel'), s, [], conf));
+      const fixture = new RedisSentinelFixture(started[0]!, started[1]!, started[2]!, dir);
+      await fixture.untilReady();
+      return fixture;
+    } catch (err) {
+      await Promise.all(started.map(kill));
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** Until the replica is in sync and the Sentinel knows both. */
+  private async untilReady(): Promise<void> {
+    const replica = new Redis({ host: '127.0.0.1', port: this.replica.port });
+    const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
+    try {
+      await waitFor(async () => /master_link_status:up/.test(await replica.info('replication')), { what: 'the replica to sync', timeoutMs: 30_000 });
+      await waitFor(async () => {
+        const replicas = await sentinel.call('SENTINEL', 'REPLICAS', this.name) as unknown[];
+        return replicas.length === 1;
+      }, { what: 'the Sentinel to find the replica', timeoutMs: 30_000, intervalMs: 100 });
+    } finally {
+      replica.disconnect();
+      sentinel.disconnect();
+    }
+  }
+
+  /** Port of the primary the Sentinel names now. */
+  async currentPrimaryPort(): Promise<number> {
+    const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
+    try {
+      const [, port] = await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name) as [string, string];
+      return Number(port);
+    } finally {
+      sentinel.disconnect();
+    }
+  }
+
+  /**
+   * Freezes the first primary (SIGSTOP) until {@link resumePrimary}: its connections stay open and
+   * nothing answers, as with a stalled VM or a partition. The Sentinel fails over to the replica.
+   */
+  pausePrimary(): void {
+    if (this.primary.child.pid !== undefined) process.kill(this.primary.child.pid, 'SIGSTOP');
+  }
+
+  resumePrimary(): void {
+    if (this.primary.child.pid !== undefined) process.kill(this.primary.child.pid, 'SIGCONT');
+  }
+
+  /** Stops every process (SIGKILL: a test setup keeps nothing) and removes the folder. */
+  async stop(): Promise<void> {
+    this.resumePrimary();
+    await Promise.all([this.primary, this.replica, this.sentinel].map(kill));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function kill(p: SentinelProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
+    p.child.once('exit', () => resolve());
+    p.child.kill('SIGKILL');
+  });
+}
+
+/** A `redis-server` (a Sentinel when `sentinelConf` is given) on `port`, answering PING. */
+async function startServer(dir: string, port: number, extra: string[], sentinelConf?: string): Promise<SentinelProcess> {
+  mkdirSync(dir, { recursive: true });
+  const args = sentinelConf !== undefined
+    ? [sentinelConf, '--sentinel']
+    : ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extra];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`redis-server on ${port} exited with ${code}: ${output}`)));
+  });
+  exited.catch(() => undefined);
+  await Promise.race([waitFor(() => pingRedis(port), { what: `redis-server on ${port} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
+  return { port, child };
+}

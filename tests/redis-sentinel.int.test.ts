@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FixtureSite, RedisSentinelFixture, waitFor } from '@trawl/testing';
+import { TestCluster } from './helpers/cluster.js';
+
+/**
+ * The whole system on Redis behind Sentinel (`REDIS_SENTINELS`, `REDIS_SENTINEL_NAME`): scrapes and
+ * crawls run; and when the primary freezes (SIGSTOP: its connections stay open, nothing answers) and
+ * the Sentinel fails over to the replica, every client reconnects to the new primary (ioredis'
+ * failover detector, subscribed to `+switch-master`) and the cluster serves again while the old
+ * primary is still frozen. Before, every client waited on the frozen primary until TCP gave up,
+ * minutes later.
+ */
+const page = (name: string) => `<html><head><title>${name}</title></head><body><main><p>Page ${name}, served while Redis fails over.</p><a href="/b">b</a></main></body></html>`;
+
+let site: FixtureSite;
+let sentinel: RedisSentinelFixture;
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  site = new FixtureSite();
+  for (const name of ['a', 'b', 'c', 'd']) site.page(`/${name}`, page(name));
+  site.page('/', '<html><head><title>home</title></head><body><main><p>The home page of the site.</p><a href="/a">a</a> <a href="/b">b</a></main></body></html>');
+  await site.start();
+  sentinel = await RedisSentinelFixture.start();
+  cluster = await TestCluster.start(
+    { REDIS_SENTINELS: sentinel.sentinels.join(','), REDIS_SENTINEL_NAME: sentinel.name, TRAWL_REDIS_STALL_MS: '1000' },
+    { redisUrl: sentinel.primaryUrl },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  sentinel?.resumePrimary();
+  await cluster?.stop();
+  await sentinel?.stop();
+}, 30_000);
+
+const scrape = (path: string, signal?: AbortSignal) =>
+  cluster.call('POST', '/v2/scrape', { body: { url: site.url(path), maxAge: 0, timeout: 10_000 }, ...(signal ? { signal } : {}) });
+
+describe('Redis behind Sentinel', () => {
+  it('scrapes and crawls', async () => {
+    const r = await scrape('/a');
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain('Page a, served while Redis fails over.');
+    const crawl = await cluster.call('POST', '/v2/crawl', { body: { url: site.url('/'), limit: 5 } });
+    expect(crawl.status).toBe(200);
+    await waitFor(async () => (await cluster.call('GET', `/v2/crawl/${crawl.body.id}`)).body.status === 'completed', { what: 'the crawl to complete', timeoutMs: 30_000 });
+    expect((await cluster.call('GET', `/v2/crawl/${crawl.body.id}`)).body.completed).toBe(3);
+  }, 60_000);
+
+  it('serves again once the Sentinel has failed a frozen primary over, the old one still frozen', async () => {
+    const before = await sentinel.currentPrimaryPort();
+    sentinel.pausePrimary();
+    try {
+      await waitFor(async () => {
+        const r = await scrape('/c', AbortSignal.timeout(2000)).catch(() => undefined);
+        return r?.status === 200;
+      }, { what: 'a scrape answered after the failover', timeoutMs: 45_000, intervalMs: 250 });
+      expect(await sentinel.currentPrimaryPort()).not.toBe(before);
+      // The worker and the API both moved: a scrape goes through admission, the queue and the result store.
+      const r = await scrape('/d');
+      expect(r.status).toBe(200);
+      expect(r.body.data.markdown).toContain('Page d');
+    } finally {
+      sentinel.resumePrimary();
+    }
+  }, 90_000);
+});
