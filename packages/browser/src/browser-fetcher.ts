@@ -193,6 +193,17 @@ function upstreamProxy(endpoint: ProxyEndpoint): NonNullable<BrowserContextOptio
   };
 }
 
+/**
+ * The egress's refusal of a plain-http request, answered in place of the page (`x-trawl-error`, and
+ * `x-trawl-retryable`). Over https the egress cannot answer inside the tunnel (a refused tunnel is
+ * `lastRefusal`), and it strips these headers from the pages it forwards: a page cannot fake one.
+ */
+function egressRefusalOf(url: string, headers: Record<string, string>): { code: ErrorCode; retryable: boolean } | undefined {
+  if (!url.startsWith('http:')) return undefined;
+  const code = headers['x-trawl-error'];
+  return code !== undefined && isErrorCode(code) ? { code, retryable: headers[EGRESS_RETRYABLE_HEADER] === 'true' } : undefined;
+}
+
 /** The error of a target the egress refused: `retryable` as the egress judged it (EAI_AGAIN, a timeout). */
 function refusalError(code: ErrorCode, retryable: boolean, details: Record<string, unknown>, cause?: unknown): TrawlError {
   return new TrawlError(code, refusalMessage(code), { retryable, details, ...(cause === undefined ? {} : { cause }) });
@@ -261,9 +272,7 @@ function watchMainFrame(page: Page, route: EgressRoute | undefined): MainFrameWa
     const request = response.request();
     if (!isMainNavigation(request)) return;
     lastUrl = response.url();
-    const headers = response.headers();
-    const code = headers['x-trawl-error'];
-    refused = code !== undefined && isErrorCode(code) ? { code, retryable: headers[EGRESS_RETRYABLE_HEADER] === 'true' } : undefined;
+    refused = egressRefusalOf(response.url(), response.headers());
   };
   const onRequestFailed = (request: Request) => {
     if (!isMainNavigation(request)) return;
@@ -539,8 +548,8 @@ export class BrowserFetcher implements Fetcher {
   ): Promise<Omit<BrowserFetchResult, 'requestedUrl' | 'redirects' | 'timezone' | 'locale' | 'timings'> | NotRendered> {
     const responseHeaders = await response.allHeaders();
     // The egress answers a refused plain-http request itself, marked with the code.
-    const refused = responseHeaders['x-trawl-error'];
-    if (refused && isErrorCode(refused)) throw refusalError(refused, responseHeaders[EGRESS_RETRYABLE_HEADER] === 'true', {});
+    const refused = egressRefusalOf(response.url(), responseHeaders);
+    if (refused) throw refusalError(refused.code, refused.retryable, {});
     const { mimeType: declared, charset: declaredCharset } = parseContentType(responseHeaders['content-type']);
     // The full browser shows a PDF in its viewer: the response's body is then the viewer's page.
     if (declared === 'application/pdf') return new NotRendered(response.url());

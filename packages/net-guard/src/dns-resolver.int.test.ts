@@ -58,7 +58,7 @@ describe('CachingDnsResolver', () => {
   it('answers A and AAAA records (IPv4 first) and serves the name from its cache after', async () => {
     const r = resolver();
     const before = dns.count('site.test');
-    await expect(r.resolve('Site.Test.')).resolves.toEqual([{ address: '203.0.113.10', family: 4 }, { address: '2001:db8::10', family: 6 }]);
+    await expect(r.resolve('Site.Test')).resolves.toEqual([{ address: '203.0.113.10', family: 4 }, { address: '2001:db8::10', family: 6 }]);
     await expect(r.resolve('site.test')).resolves.toHaveLength(2);
     expect(dns.count('site.test') - before).toBe(2); // one A, one AAAA question
     expect(seen).toEqual(['dns', 'cache']);
@@ -124,7 +124,7 @@ describe('CachingDnsResolver', () => {
     const asked = dns.count('expired-domain.test', 'A');
     await expect(r.resolve('expired-domain.test')).rejects.toMatchObject({ code: 'ENOTFOUND', hostname: 'expired-domain.test' });
     expect(dns.count('expired-domain.test', 'A')).toBe(asked);
-    expect(seen).toEqual(['failed', 'failed']);
+    expect(seen).toEqual(['failed', 'cache_failed']);
     now += 2001;
     dns.set('expired-domain.test', { a: ['203.0.113.21'] });
     await expect(r.resolve('expired-domain.test')).resolves.toEqual([{ address: '203.0.113.21', family: 4 }]);
@@ -242,6 +242,16 @@ describe('CachingDnsResolver', () => {
     await r.resolve('v4only.test');
     expect(dns.count('site.test', 'A')).toBe(site);
     expect(dns.count('v4only.test', 'A')).toBe(v4 + 1);
+  });
+
+  it('keeps a fully qualified name (trailing dot) apart from the same name without it', async () => {
+    const fallback = new RecordingFallback({ intra: '10.2.2.2' });
+    const r = resolver({ fallback });
+    await expect(r.resolve('intra')).resolves.toEqual([{ address: '10.2.2.2', family: 4 }]);
+    // The system resolver gets `intra.` as such (no search domains) and does not know it.
+    await expect(r.resolve('intra.')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    expect(fallback.asked).toEqual(['intra', 'intra.']);
+    await expect(r.resolve('intra')).resolves.toHaveLength(1);
   });
 
   it('gives IP literals back without a lookup', async () => {

@@ -28,10 +28,10 @@ export class SystemDnsResolver implements DnsResolver {
 
 /**
  * Where an answer of {@link CachingDnsResolver} came from: `cache` (a name resolved earlier),
- * `hosts`, `dns`, `system` (the fallback), or `failed` (no address: from any of them, or a
+ * `hosts`, `dns`, `system` (the fallback); `failed` (asked, and no address) or `cache_failed` (a
  * remembered "no such name").
  */
-export type DnsSource = 'cache' | 'hosts' | 'dns' | 'system' | 'failed';
+export type DnsSource = 'cache' | 'hosts' | 'dns' | 'system' | 'failed' | 'cache_failed';
 
 /** Options of {@link CachingDnsResolver}. */
 export interface CachingDnsResolverOptions {
@@ -128,17 +128,18 @@ export class CachingDnsResolver implements DnsResolver {
     const family = isIP(name);
     if (family !== 0) return [{ address: name, family: family === 6 ? 6 : 4 }];
     const started = this.now();
-    const cached = this.fromCache(name);
+    // A fully qualified name (trailing dot) keeps it, for the system resolver (no search domains) and
+    // as its own key: `intra.` and `intra` may be different names.
+    const key = hostname.endsWith('.') ? `${name}.` : name;
+    const cached = this.fromCache(key);
     if (cached?.addresses !== undefined) {
       this.observe('cache', started);
       return cached.addresses.slice();
     }
     if (cached?.notFound) {
-      this.observe('failed', started);
+      this.observe('cache_failed', started);
       throw dnsError('ENOTFOUND', name);
     }
-    // A fully qualified name (trailing dot) keeps it for the system resolver: no search domains.
-    const key = hostname.endsWith('.') ? `${name}.` : name;
     let shared = this.pending.get(key);
     if (shared === undefined) {
       shared = this.lookup(name, key, started).finally(() => this.pending.delete(key));
@@ -170,8 +171,8 @@ export class CachingDnsResolver implements DnsResolver {
     }
   }
 
-  /** `name`: lower case, no trailing dot (the cache's key); `asked`: as the system resolver gets it. */
-  private async lookup(name: string, asked: string, started: number): Promise<ResolvedAddress[]> {
+  /** `name`: lower case, no trailing dot (asked of DNS); `key`: the cache's, as the system resolver gets it. */
+  private async lookup(name: string, key: string, started: number): Promise<ResolvedAddress[]> {
     const fromHosts = await this.hosts.lookup(name);
     if (fromHosts !== undefined) {
       this.observe('hosts', started);
@@ -180,28 +181,28 @@ export class CachingDnsResolver implements DnsResolver {
     const deadline = started + this.timeoutMs;
     try {
       const answer = await this.queryDns(name, deadline);
-      if ('addresses' in answer) return this.found(name, answer.addresses, answer.ttlMs, 'dns', started);
+      if ('addresses' in answer) return this.found(key, answer.addresses, answer.ttlMs, 'dns', started);
       const fallback = this.fallback;
       if (fallback === null || !(NOT_IN_DNS.has(answer.code) || REFUSED.has(answer.code))) {
         throw dnsError(BAD_NAME.has(answer.code) || NOT_IN_DNS.has(answer.code) ? 'ENOTFOUND' : 'EAI_AGAIN', name);
       }
-      const found = await withDeadline(fallback.resolve(asked), deadline, this.now).catch((err: unknown) => {
+      const found = await withDeadline(fallback.resolve(key), deadline, this.now).catch((err: unknown) => {
         // The system's "no such name" stands; anything else (its own timeout, ours) is temporary.
         const code = codeOf(err);
         throw dnsError(code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA' ? 'ENOTFOUND' : 'EAI_AGAIN', name);
       });
       if (found.length === 0) throw dnsError('ENOTFOUND', name);
-      return this.found(name, ipv4First(found), SYSTEM_TTL_MS, 'system', started);
+      return this.found(key, ipv4First(found), SYSTEM_TTL_MS, 'system', started);
     } catch (err) {
       const code: DnsErrorCode = codeOf(err) === 'ENOTFOUND' ? 'ENOTFOUND' : 'EAI_AGAIN';
-      if (code === 'ENOTFOUND' && this.maxTtlMs > 0) this.remember(name, { expires: this.now() + this.notFoundTtlMs, notFound: true });
+      if (code === 'ENOTFOUND' && this.maxTtlMs > 0) this.remember(key, { expires: this.now() + this.notFoundTtlMs, notFound: true });
       this.observe('failed', started);
       throw dnsError(code, name);
     }
   }
 
-  private found(name: string, addresses: ResolvedAddress[], ttlMs: number, source: DnsSource, started: number): ResolvedAddress[] {
-    this.remember(name, { expires: this.now() + Math.min(ttlMs, this.maxTtlMs), addresses });
+  private found(key: string, addresses: ResolvedAddress[], ttlMs: number, source: DnsSource, started: number): ResolvedAddress[] {
+    this.remember(key, { expires: this.now() + Math.min(ttlMs, this.maxTtlMs), addresses });
     this.observe(source, started);
     return addresses;
   }

@@ -1,6 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { isRedisCluster, redisPrimaries, whenUnanswered } from './redis-connection.js';
 
+/** Least time between two slot-map refreshes of an open breaker on a Redis Cluster, ms. */
+const CLUSTER_REFRESH_EVERY_MS = 5000;
+
 /** Why a {@link RedisBreaker} turns calls away: its connection is lost, or it left a call unanswered. */
 export type RedisBreakerReason = 'down' | 'stalled';
 
@@ -57,17 +60,16 @@ export interface RedisBreakerRunOptions {
  * On a Redis Cluster every primary gets its PING (the client's own goes to a node of its choosing),
  * and the breaker closes once each has answered: one frozen shard keeps it open (a cache miss costs a
  * fetch) instead of closing after a probe answered elsewhere, each call to that shard then waiting
- * `timeoutMs` again. While open, the client's slot map is refreshed with each probe, so a primary
- * that failed over to its replica leaves the list.
+ * `timeoutMs` again. While a primary leaves its PING unanswered, the client's slot map is refreshed
+ * (at most every 5 s), so a primary that failed over to its replica leaves the list. The whole cache
+ * is skipped meanwhile, keys of healthy shards too: until the cluster fails the frozen primary over,
+ * or for as long as it is frozen when it has no replica.
  */
 export class RedisBreaker {
   private openFor: RedisBreakerReason | undefined;
   /** Whether the client was found ready once (a later other status is a lost connection). */
   private connected: boolean;
   private probeTimer: NodeJS.Timeout | undefined;
-  /** Primaries that answered a PING since the breaker opened for a stall, and those with one out. */
-  private answered = new WeakSet<Redis>();
-  private pinging = new WeakSet<Redis>();
 
   constructor(
     private readonly redis: Redis,
@@ -152,28 +154,38 @@ export class RedisBreaker {
 
   private startProbing(): void {
     if (this.probeTimer) return;
-    this.answered = new WeakSet();
-    this.pinging = new WeakSet();
+    // This episode's own: a PING of an earlier one that answers late touches nothing here.
+    const answered = new WeakSet<Redis>();
+    const pinging = new WeakSet<Redis>();
     const cluster = isRedisCluster(this.redis) ? (this.redis as unknown as Cluster) : undefined;
+    let refreshedAt = 0;
     /** Closes the breaker once every current primary has answered. */
     const check = (): void => {
-      if (this.openFor === 'stalled' && redisPrimaries(this.redis).every((node) => this.answered.has(node))) this.close();
+      const primaries = redisPrimaries(this.redis);
+      if (this.openFor === 'stalled' && primaries.length > 0 && primaries.every((node) => answered.has(node))) this.close();
     };
     this.probeTimer = setInterval(() => {
       const status = this.redis.status;
       if (status === 'end') return this.stopProbing();
       if (status !== 'ready') return;
-      // A failover is learnt from a redirection or a closed connection, which calls turned away never get.
-      if (cluster) void cluster.refreshSlotsCache();
-      for (const node of redisPrimaries(this.redis)) {
+      const primaries = redisPrimaries(this.redis);
+      // A failover is learnt from a redirection or a closed connection, which calls turned away never
+      // get: while a primary leaves its PING unanswered, ask the cluster (at most every 5 s: each
+      // asking opens a connection).
+      const now = Date.now();
+      if (cluster && now - refreshedAt >= CLUSTER_REFRESH_EVERY_MS && primaries.some((node) => pinging.has(node))) {
+        refreshedAt = now;
+        void cluster.refreshSlotsCache();
+      }
+      for (const node of primaries) {
         // At most one PING out a node; one that answered is not asked again.
-        if (this.answered.has(node) || this.pinging.has(node)) continue;
-        this.pinging.add(node);
+        if (answered.has(node) || pinging.has(node)) continue;
+        pinging.add(node);
         node.ping().then(() => {
-          this.pinging.delete(node);
-          this.answered.add(node);
+          pinging.delete(node);
+          answered.add(node);
           check();
-        }, () => this.pinging.delete(node));
+        }, () => pinging.delete(node));
       }
       check();
     }, this.opts.probeEveryMs ?? 1000);

@@ -199,8 +199,13 @@ function newClient(opts: RedisConnectionOptions, base: RedisOptions): Redis {
       name: opts.sentinelName ?? 'mymaster',
       // Reconnects when a Sentinel announces a new primary (+switch-master): a primary that froze
       // (a stalled VM, a partition) keeps its connections open, and without it every client waited
-      // on the old one until TCP gave up, minutes after its replica had taken over.
+      // on the old one until TCP gave up, minutes after its replica had taken over. The detector holds
+      // a connection to each Sentinel (closed by disconnect(): close with closeRedisClient, not quit()
+      // alone); it reconnects to a Sentinel that went away within 5 s, not ioredis' 60 s. A frozen
+      // primary never closes its side of a connection: it is dropped after 300 ms, not 2 s.
       failoverDetector: true,
+      sentinelReconnectStrategy: (times: number) => Math.min(times * 500, 5000),
+      disconnectTimeout: 300,
       password: fromUrl?.password ? decodeURIComponent(fromUrl.password) : undefined,
       db: fromUrl?.pathname && fromUrl.pathname.length > 1 ? Number(fromUrl.pathname.slice(1)) : 0,
     });

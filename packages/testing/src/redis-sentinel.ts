@@ -14,11 +14,12 @@ interface SentinelProcess {
 /**
  * A real Redis Sentinel setup of `redis-server` children for integration tests: a primary, one
  * replica and one Sentinel (quorum 1) watching them as `name`, on free loopback ports. The Sentinel
- * takes a primary that has not answered for 1 s as down and fails over to the replica. Trawl takes
+ * takes a primary that has not answered for 3 s as down and fails over to the replica. Trawl takes
  * it as `REDIS_SENTINELS` = {@link sentinels} and `REDIS_SENTINEL_NAME` = {@link name}.
  */
 export class RedisSentinelFixture {
   readonly name = 'mymaster';
+  private readonly paused = new Set<SentinelProcess>();
 
   private constructor(
     private readonly primary: SentinelProcess,
@@ -54,7 +55,7 @@ export class RedisSentinelFixture {
       writeFileSync(conf, [
         `port ${s}`, 'bind 127.0.0.1', `dir ${join(dir, 'sentinel')}`,
         `sentinel monitor mymaster 127.0.0.1 ${p} 1`,
-        'sentinel down-after-milliseconds mymaster 1000',
+        'sentinel down-after-milliseconds mymaster 3000',
         'sentinel failover-timeout mymaster 5000',
       ].join('\n') + '\n');
       started.push(await startServer(join(dir, 'sentinel'), s, [], conf));
@@ -96,15 +97,23 @@ export class RedisSentinelFixture {
   }
 
   /**
-   * Freezes the first primary (SIGSTOP) until {@link resumePrimary}: its connections stay open and
-   * nothing answers, as with a stalled VM or a partition. The Sentinel fails over to the replica.
+   * Freezes the primary the Sentinel names now (SIGSTOP) until {@link resumePrimary}: its connections
+   * stay open and nothing answers, as with a stalled VM or a partition. The Sentinel fails over to the
+   * other. Resolves with the frozen one's port.
    */
-  pausePrimary(): void {
-    if (this.primary.child.pid !== undefined) process.kill(this.primary.child.pid, 'SIGSTOP');
+  async pausePrimary(): Promise<number> {
+    const port = await this.currentPrimaryPort();
+    const node = [this.primary, this.replica].find((n) => n.port === port);
+    if (node?.child.pid === undefined) throw new Error(`no data node on port ${port}`);
+    process.kill(node.child.pid, 'SIGSTOP');
+    this.paused.add(node);
+    return port;
   }
 
+  /** Resumes what {@link pausePrimary} froze. */
   resumePrimary(): void {
-    if (this.primary.child.pid !== undefined) process.kill(this.primary.child.pid, 'SIGCONT');
+    for (const node of this.paused) if (node.child.pid !== undefined) process.kill(node.child.pid, 'SIGCONT');
+    this.paused.clear();
   }
 
   /** Stops every process (SIGKILL: a test setup keeps nothing) and removes the folder. */
@@ -139,6 +148,12 @@ async function startServer(dir: string, port: number, extra: string[], sentinelC
     child.once('exit', (code) => reject(new Error(`redis-server on ${port} exited with ${code}: ${output}`)));
   });
   exited.catch(() => undefined);
-  await Promise.race([waitFor(() => pingRedis(port), { what: `redis-server on ${port} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
+  try {
+    await Promise.race([waitFor(() => pingRedis(port), { what: `redis-server on ${port} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
+  } catch (err) {
+    // Alive but not answering in time: not left running.
+    await kill({ port, child });
+    throw err;
+  }
   return { port, child };
 }

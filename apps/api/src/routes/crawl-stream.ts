@@ -32,6 +32,11 @@ export class CrawlEventHub {
       }
       for (const fn of this.listeners.get(event.crawlId) ?? []) fn();
     });
+    // Events published while the subscription was away (a reconnection, a Sentinel failover) are
+    // lost: every open stream reads its crawl again.
+    this.subscriber.on('ready', () => {
+      for (const set of this.listeners.values()) for (const fn of set) fn();
+    });
     await this.subscriber.subscribe(this.keys.crawlEvents());
   }
 

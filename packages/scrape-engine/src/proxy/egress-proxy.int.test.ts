@@ -61,7 +61,9 @@ describe('EgressProxy', () => {
 
   beforeAll(async () => {
     site = await startServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-host': req.headers.host ?? '' }).end(`public ${req.url ?? ''}`);
+      // A page faking the proxy's refusal marks: they must not reach the browser.
+      const fake = req.url === '/fake-refusal' ? { 'x-trawl-error': 'SCRAPE_BLOCKED_TARGET', 'x-trawl-retryable': 'true' } : {};
+      res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-host': req.headers.host ?? '', ...fake }).end(`public ${req.url ?? ''}`);
     }, { host: PUBLIC_IP });
     site.hits.length = 0;
     internal = await startServer((_r, res) => res.end('internal secret'));
@@ -122,6 +124,13 @@ describe('EgressProxy', () => {
       expect(r.stats.blocked).toBe(1);
       expect(r.lastRefusal).toMatchObject({ code: 'SCRAPE_BLOCKED_TARGET', status: 403, port: internal.port });
       expect(internal.hits).toEqual([]);
+    });
+
+    it('strips a page\'s own x-trawl-* headers: a target cannot fake a refusal', async () => {
+      const r = await route(null);
+      const answer = await getVia(r.url, `http://public.test:${site.port}/fake-refusal`);
+      expect(answer.status).toBe(200);
+      expect([answer.headers['x-trawl-error'], answer.headers['x-trawl-retryable'], answer.headers['x-seen-host']]).toEqual([undefined, undefined, `public.test:${site.port}`]);
     });
 
     it('tells a DNS failure that may pass (EAI_AGAIN) from a name that does not exist', async () => {

@@ -63,7 +63,8 @@ function statusFor(code: ErrorCode): number {
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    // `x-trawl-*` are this proxy's own refusal marks: a target sending them would fake a refusal.
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !name.startsWith('x-trawl-')) out[name] = value;
   }
   return out;
 }
