@@ -17,7 +17,7 @@ export interface DnsResolver {
  * The operating system's resolver (`getaddrinfo` through `dns.lookup`). It runs on libuv's thread
  * pool, where at most two lookups of a process run at once: a name whose DNS server does not answer
  * holds one for the resolver's whole timeout (10 s with glibc's defaults). {@link CachingDnsResolver}
- * uses it only for names DNS does not know.
+ * uses it only for names DNS does not know, or when the DNS server refuses.
  */
 export class SystemDnsResolver implements DnsResolver {
   async resolve(hostname: string): Promise<ResolvedAddress[]> {

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, pingRedis } from '@trawl/queue';
+import { freePort } from '@trawl/queue';
+import { killChild, spawnRedisServer } from './redis-child.js';
 import { waitFor } from './wait-for.js';
 
 /** Hash slots of a Redis Cluster. */
@@ -138,31 +139,17 @@ export class RedisClusterFixture {
 
   /** Stops every node (SIGKILL: a test cluster keeps nothing) and removes the folder. */
   async stop(): Promise<void> {
-    await Promise.all([...this.nodes, ...this.replicas].map((n) => new Promise<void>((resolve) => {
-      if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
-      n.child.once('exit', () => resolve());
-      n.child.kill('SIGKILL');
-    })));
+    await Promise.all([...this.nodes, ...this.replicas].map((n) => killChild(n.child)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
 async function startNode(dir: string, index: number, port: number, busPort: number): Promise<ClusterNodeProcess> {
   mkdirSync(dir); // one folder per node: nodes.conf is per node
-  const child = spawn('redis-server', [
+  const child = await spawnRedisServer([
     '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000',
     '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<never>((_, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server (cluster node ${index}) exited with ${code}: ${output}`)));
-  });
-  exited.catch(() => undefined);
-  await Promise.race([waitFor(() => pingRedis(port), { what: `cluster node ${index} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
+  ], port, `cluster node ${index}`);
   return { port, busPort, child };
 }

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, pingRedis } from '@trawl/queue';
+import { freePort } from '@trawl/queue';
+import { killChild, spawnRedisServer } from './redis-child.js';
 import { waitFor } from './wait-for.js';
 
 interface SentinelProcess {
@@ -125,11 +126,7 @@ export class RedisSentinelFixture {
 }
 
 function kill(p: SentinelProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
-    p.child.once('exit', () => resolve());
-    p.child.kill('SIGKILL');
-  });
+  return killChild(p.child);
 }
 
 /** A `redis-server` (a Sentinel when `sentinelConf` is given) on `port`, answering PING. */
@@ -138,22 +135,5 @@ async function startServer(dir: string, port: number, extra: string[], sentinelC
   const args = sentinelConf !== undefined
     ? [sentinelConf, '--sentinel']
     : ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extra];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<never>((_, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server on ${port} exited with ${code}: ${output}`)));
-  });
-  exited.catch(() => undefined);
-  try {
-    await Promise.race([waitFor(() => pingRedis(port), { what: `redis-server on ${port} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
-  } catch (err) {
-    // Alive but not answering in time: not left running.
-    await kill({ port, child });
-    throw err;
-  }
-  return { port, child };
+  return { port, child: await spawnRedisServer(args, port, sentinelConf !== undefined ? `sentinel on ${port}` : `redis-server on ${port}`) };
 }
