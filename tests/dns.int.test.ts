@@ -31,7 +31,7 @@ beforeAll(async () => {
     'dead-2.test': { silent: true },
     'dead-3.test': { silent: true },
   });
-  cluster = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '2000' });
+  cluster = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '1000' });
   // Slots for every scrape at once: the live name must not wait for a slot the dead ones hold.
   ({ key } = await cluster.team({ concurrency: 8 }));
 }, 60_000);
@@ -79,7 +79,7 @@ describe('host names resolved by the worker', () => {
     for (const { r, ms } of await Promise.all(dead)) {
       expect(r.status).toBe(500);
       expect(r.body).toMatchObject({ success: false, code: 'SCRAPE_DNS_RESOLUTION_ERROR' });
-      // Answered by the DNS limit (2 s an attempt, three attempts with backoff), inside the scrape's own 20 s.
+      // Answered by the DNS limit (1 s an attempt, three attempts with backoff), inside the scrape's own 20 s.
       expect(ms).toBeLessThan(15_000);
       // The live name did not wait for the dead ones' limit.
       expect(liveMs).toBeLessThan(ms);

@@ -150,6 +150,8 @@ async function startNode(dir: string, index: number, port: number, busPort: numb
     '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000',
     '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
+    // A replica (addReplica) syncs through a file at once: the default diskless sync first waits 5 s for more replicas.
+    '--repl-diskless-sync', 'no',
   ], port, `cluster node ${index}`);
   return { port, busPort, child };
 }

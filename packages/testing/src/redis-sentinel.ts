@@ -76,10 +76,12 @@ export class RedisSentinelFixture {
     const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
     try {
       await waitFor(async () => /master_link_status:up/.test(await replica.info('replication')), { what: 'the replica to sync', timeoutMs: 30_000 });
+      // Found, connected to and heard from by the Sentinel (a failover picks only such a replica).
       await waitFor(async () => {
-        const replicas = await sentinel.call('SENTINEL', 'REPLICAS', this.name) as unknown[];
-        return replicas.length === 1;
-      }, { what: 'the Sentinel to find the replica', timeoutMs: 30_000, intervalMs: 100 });
+        const replicas = await sentinel.call('SENTINEL', 'REPLICAS', this.name) as string[][];
+        const fields = replicas.length === 1 ? fieldsOf(replicas[0]!) : undefined;
+        return fields?.flags === 'slave' && fields['master-link-status'] === 'ok' && Number(fields['info-refresh']) < 5000;
+      }, { what: 'the Sentinel to know the replica', timeoutMs: 30_000, intervalMs: 100 });
     } finally {
       replica.disconnect();
       sentinel.disconnect();
@@ -125,6 +127,13 @@ export class RedisSentinelFixture {
   }
 }
 
+/** `[name, value, name, value, ...]` (a SENTINEL reply) as an object. */
+function fieldsOf(flat: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
+  return out;
+}
+
 function kill(p: SentinelProcess): Promise<void> {
   return killChild(p.child);
 }
@@ -134,6 +143,7 @@ async function startServer(dir: string, port: number, extra: string[], sentinelC
   mkdirSync(dir, { recursive: true });
   const args = sentinelConf !== undefined
     ? [sentinelConf, '--sentinel']
-    : ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extra];
+    // A replica syncs through a file at once: the default diskless sync first waits 5 s for more replicas.
+    : ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--repl-diskless-sync', 'no', ...extra];
   return { port, child: await spawnRedisServer(args, port, sentinelConf !== undefined ? `sentinel on ${port}` : `redis-server on ${port}`) };
 }
