@@ -94,18 +94,14 @@ describe('CachingDnsResolver', () => {
   it('a name whose server never answers delays only the lookups of that name', async () => {
     const r = resolver({ timeoutMs: 2000 });
     for (let i = 0; i < 4; i++) dns.set(`sub${i}.dead.test`, { silent: true });
-    const started = Date.now();
     let settled = 0;
     const dead = Array.from({ length: 8 }, (_, i) => r.resolve(i < 4 ? 'dead.test' : `sub${i - 4}.dead.test`).then(
-      () => 'resolved', (err: NodeJS.ErrnoException) => ({ code: err.code, ms: Date.now() - started })).finally(() => { settled += 1; }));
+      () => 'resolved', (err: NodeJS.ErrnoException) => ({ code: err.code })).finally(() => { settled += 1; }));
     // Asked while eight lookups wait on a silent server: answered before any of them ends.
     await expect(r.resolve('v4only.test')).resolves.toHaveLength(1);
     expect(settled).toBe(0);
-    for (const outcome of await Promise.all(dead)) {
-      expect(outcome).toMatchObject({ code: 'EAI_AGAIN' });
-      // Bounded by timeoutMs (2 s).
-      expect((outcome as { ms: number }).ms).toBeLessThan(3500);
-    }
+    // Each ends as a temporary failure (the time limit itself: 'a system resolver that does not answer in time').
+    for (const outcome of await Promise.all(dead)) expect(outcome).toEqual({ code: 'EAI_AGAIN' });
   });
 
   it('does not remember a temporary failure: a retry asks again', async () => {
@@ -138,10 +134,10 @@ describe('CachingDnsResolver', () => {
 
   it('does not wait for AAAA once A answered (RFC 8305 resolution delay); keeps that answer only briefly', async () => {
     let now = Date.now();
-    const r = resolver({ timeoutMs: 20_000, now: () => now });
-    const started = Date.now();
+    // AAAA is never answered, and the lookup may take ten minutes: only the resolution delay ends it
+    // (waiting for AAAA would outlast the test's own time limit).
+    const r = resolver({ timeoutMs: 600_000, now: () => now });
     await expect(r.resolve('no-aaaa-answer.test')).resolves.toEqual([{ address: '203.0.113.13', family: 4 }]);
-    expect(Date.now() - started).toBeLessThan(5000);
     const asked = dns.count('no-aaaa-answer.test', 'A');
     now += 4000;
     await r.resolve('no-aaaa-answer.test');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RedisClusterFixture, RedisServerFixture } from '@trawl/testing';
+import { RedisClusterFixture, RedisServerFixture, waitFor } from '@trawl/testing';
 import { once } from 'node:events';
-import type { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { RedisBreaker, RedisBreakerOpenError, type RedisBreakerReason } from './redis-breaker.js';
 import { createRedisClient } from './redis-connection.js';
 
@@ -171,18 +171,26 @@ describe('RedisBreaker on a Redis Cluster', () => {
 
   it('stays open while one primary is frozen (every primary is probed), and closes once it answers', async () => {
     const key = await keyOn(1);
+    const elsewhere = [await keyOn(0), await keyOn(2)];
     await client.set(key, 'cached');
     const { breaker, changes, next } = watchedOn(client, 300, 100);
     expect(await breaker.run(() => client.get(key))).toBe('cached');
     redisCluster.pause(1);
     try {
       expect(await failure(breaker.run(() => client.get(key)))).toBeInstanceOf(RedisBreakerOpenError);
-      // Fifteen probe rounds: before, a PING answered by another primary closed it, and the next call
-      // to the frozen one waited its time out again.
-      for (const until = Date.now() + 1500; Date.now() < until;) {
-        expect(breaker.available).toBe(false);
-        await new Promise((r) => setTimeout(r, 50));
+      // Once both other primaries have answered a probe's PING, it is still open: before, a PING
+      // answered by another primary closed it, and the next call to the frozen one waited its time out again.
+      const healthy = [0, 2].map((i) => new Redis(redisCluster.ports[i]!, { lazyConnect: false }));
+      try {
+        const pings = async (node: Redis) => Number(/cmdstat_ping:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0);
+        const before = await Promise.all(healthy.map(pings));
+        await waitFor(async () => (await Promise.all(healthy.map(pings))).every((n, i) => n > before[i]!), { what: 'both healthy primaries to be probed' });
+        // Their answers have reached the breaker once a later call on the same connections is answered.
+        await Promise.all(elsewhere.map((k) => client.get(k)));
+      } finally {
+        for (const node of healthy) node.disconnect();
       }
+      expect(breaker.available).toBe(false);
       expect(changes).toEqual([{ available: false, reason: 'stalled' }]);
     } finally {
       redisCluster.resume(1);
