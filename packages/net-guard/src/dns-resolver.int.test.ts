@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeDnsServer } from '@trawl/testing';
+import { FakeDnsServer, waitFor } from '@trawl/testing';
 import { CachingDnsResolver, type CachingDnsResolverOptions, type DnsResolver, type DnsSource } from './dns-resolver.js';
 
 /** A fallback resolver that records the names it was asked for. */
@@ -146,6 +146,24 @@ describe('CachingDnsResolver', () => {
     now += 2000;
     await r.resolve('no-aaaa-answer.test').catch(() => undefined);
     expect(dns.count('no-aaaa-answer.test', 'A')).toBe(asked + 1);
+  });
+
+  it('merges an AAAA answer that came after the resolution delay into the cached answer, kept for its TTL', async () => {
+    dns.set('late-aaaa.test', { a: ['203.0.113.32'], aaaa: ['2001:db8::32'], delayMs: { AAAA: 300 }, ttl: 60 });
+    let now = Date.now();
+    const r = resolver({ timeoutMs: 600_000, now: () => now });
+    await expect(r.resolve('late-aaaa.test')).resolves.toEqual([{ address: '203.0.113.32', family: 4 }]);
+    // The clock stands still: only the late answer can change what the cache gives.
+    await waitFor(async () => (await r.resolve('late-aaaa.test')).length === 2, { what: 'the late AAAA answer in the cache' });
+    await expect(r.resolve('late-aaaa.test')).resolves.toEqual([{ address: '203.0.113.32', family: 4 }, { address: '2001:db8::32', family: 6 }]);
+    const asked = dns.count('late-aaaa.test', 'A');
+    // Past the 5 s of a partial answer, within the records' 60 s: not asked again.
+    now += 30_000;
+    await r.resolve('late-aaaa.test');
+    expect(dns.count('late-aaaa.test', 'A')).toBe(asked);
+    now += 31_000;
+    await r.resolve('late-aaaa.test');
+    expect(dns.count('late-aaaa.test', 'A')).toBe(asked + 1);
   });
 
   it('waits for A when AAAA answers first, so an IPv4-only network is not left with IPv6 alone', async () => {

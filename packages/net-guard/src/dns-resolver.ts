@@ -180,8 +180,17 @@ export class CachingDnsResolver implements DnsResolver {
     }
     const deadline = started + this.timeoutMs;
     try {
-      const answer = await this.queryDns(name, deadline);
-      if ('addresses' in answer) return this.found(key, answer.addresses, answer.ttlMs, 'dns', started);
+      let stored: Entry | undefined;
+      const answer = await this.queryDns(name, deadline, (late) => {
+        // The family the resolution delay left out answered after all: the entry, if it is still the
+        // one stored then, gets its addresses and the TTL of a complete answer.
+        if (stored !== undefined && this.cache.get(key) === stored) this.remember(key, { expires: this.now() + Math.min(late.ttlMs, this.maxTtlMs), addresses: late.addresses });
+      });
+      if ('addresses' in answer) {
+        const addresses = this.found(key, answer.addresses, answer.ttlMs, 'dns', started);
+        stored = this.cache.get(key);
+        return addresses;
+      }
       const fallback = this.fallback;
       if (fallback === null || !(NOT_IN_DNS.has(answer.code) || REFUSED.has(answer.code))) {
         throw dnsError(BAD_NAME.has(answer.code) || NOT_IN_DNS.has(answer.code) ? 'ENOTFOUND' : 'EAI_AGAIN', name);
@@ -212,39 +221,27 @@ export class CachingDnsResolver implements DnsResolver {
    * {@link RESOLUTION_DELAY_MS} more (RFC 8305: a server slow or silent on AAAA does not hold IPv4
    * hosts); AAAA first waits for A, so an IPv4-only network is not left with IPv6 addresses alone.
    * An answer missing a family that failed or was cut off (not one with no records) is kept at most
-   * {@link PARTIAL_TTL_MS}. Neither family with addresses: the more telling failure's code.
+   * {@link PARTIAL_TTL_MS}; should that family answer later, `late` is told the complete answer (its
+   * TTL counted from now, the earlier family's from its own arrival). Neither family with addresses:
+   * the more telling failure's code.
    */
-  private queryDns(name: string, deadline: number): Promise<DnsAnswer> {
-    type Part = { records: Array<{ address: string; ttl: number }> } | { code: string };
+  private queryDns(name: string, deadline: number, late?: (answer: { addresses: ResolvedAddress[]; ttlMs: number }) => void): Promise<DnsAnswer> {
     const ask = (family: 4 | 6): Promise<Part> =>
       (family === 4 ? this.dns.resolve4(name, { ttl: true }) : this.dns.resolve6(name, { ttl: true })).then(
-        (records) => ({ records }),
+        (records) => ({ records, at: this.now() }),
         (err: unknown) => ({ code: codeOf(err) ?? 'EAI_AGAIN' }),
       );
     return new Promise((resolve) => {
-      const parts: { 4?: Part; 6?: Part } = {};
+      const parts: Parts = {};
       let settled = false;
       const settle = (): void => {
         if (settled) return;
         settled = true;
         clearTimeout(cutoff);
         clearTimeout(delay);
-        const addresses: ResolvedAddress[] = [];
-        let ttl = Number.POSITIVE_INFINITY;
-        let complete = true;
-        for (const family of [4, 6] as const) {
-          const part = parts[family];
-          if (part !== undefined && 'records' in part) {
-            for (const r of part.records) {
-              addresses.push({ address: r.address, family });
-              ttl = Math.min(ttl, r.ttl * 1000);
-            }
-          } else if (part === undefined || !NOT_IN_DNS.has(part.code)) {
-            complete = false;
-          }
-        }
+        const { addresses, ttlMs, complete } = combine(parts, this.now());
         if (addresses.length > 0) {
-          resolve({ addresses, ttlMs: complete ? ttl : Math.min(ttl, PARTIAL_TTL_MS) });
+          resolve({ addresses, ttlMs: complete ? ttlMs : Math.min(ttlMs, PARTIAL_TTL_MS) });
           return;
         }
         // Neither has addresses: a real failure (or no answer at all) outranks "no such record".
@@ -254,8 +251,13 @@ export class CachingDnsResolver implements DnsResolver {
       const cutoff = setTimeout(settle, Math.max(0, deadline - this.now()));
       let delay: NodeJS.Timeout | undefined;
       const arrived = (family: 4 | 6, part: Part): void => {
+        const partial = settled ? combine(parts, this.now()) : undefined;
         parts[family] = part;
-        if (parts[4] !== undefined && parts[6] !== undefined) settle();
+        if (partial !== undefined) {
+          // After the answer: complete now, with addresses, and not before.
+          const now = combine(parts, this.now());
+          if (!partial.complete && now.complete && now.addresses.length > 0) late?.({ addresses: now.addresses, ttlMs: now.ttlMs });
+        } else if (parts[4] !== undefined && parts[6] !== undefined) settle();
         else if (family === 4 && 'records' in part && part.records.length > 0) delay = setTimeout(settle, RESOLUTION_DELAY_MS);
       };
       void ask(4).then((p) => arrived(4, p));
@@ -266,6 +268,32 @@ export class CachingDnsResolver implements DnsResolver {
   private observe(source: DnsSource, started: number): void {
     this.options.observe?.(source, (this.now() - started) / 1000);
   }
+}
+
+/** One family's answer: its records and when they arrived (`now()`), or a failure's code. */
+type Part = { records: Array<{ address: string; ttl: number }>; at: number } | { code: string };
+type Parts = { 4?: Part; 6?: Part };
+
+/**
+ * The addresses of the families that answered (IPv4 first), the least time left of their TTLs at
+ * `now`, and whether every family answered (with records, or "no such record").
+ */
+function combine(parts: Parts, now: number): { addresses: ResolvedAddress[]; ttlMs: number; complete: boolean } {
+  const addresses: ResolvedAddress[] = [];
+  let ttlMs = Number.POSITIVE_INFINITY;
+  let complete = true;
+  for (const family of [4, 6] as const) {
+    const part = parts[family];
+    if (part !== undefined && 'records' in part) {
+      for (const r of part.records) {
+        addresses.push({ address: r.address, family });
+        ttlMs = Math.min(ttlMs, r.ttl * 1000 - (now - part.at));
+      }
+    } else if (part === undefined || !NOT_IN_DNS.has(part.code)) {
+      complete = false;
+    }
+  }
+  return { addresses, ttlMs: Math.max(0, ttlMs), complete };
 }
 
 function ipv4First(addresses: ResolvedAddress[]): ResolvedAddress[] {
