@@ -103,9 +103,17 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
     observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),
   });
+  // The operator's proxies: the system's servers and, for names DNS does not know, its resolver
+  // (search domains: a proxy may be a short in-cluster name), whatever TRAWL_DNS_SERVERS says.
+  const proxyResolver = new CachingDnsResolver({
+    timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
+    maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
+    observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),
+  });
   const fetcher = opts.fetcher ?? new HttpFetcher({
     allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS,
     resolver,
+    proxyResolver,
     ...(config.TRAWL_USER_AGENT ? { defaultUserAgent: config.TRAWL_USER_AGENT } : {}),
   });
   const converter: HtmlConverter = opts.htmlMode === 'inline'
@@ -113,7 +121,7 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     : new ThreadedHtmlConverter(new URL('./convert/html-thread.js', import.meta.url), config.TRAWL_HTML_THREADS, { jobsRunning: () => metrics.jobsInFlight.scrapesRunning });
   const browserRole = config.TRAWL_WORKER_ROLES.includes('browser');
   const browser = !browserRole ? undefined
-    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher, resolver);
+    : opts.browserFetcher ? { fetcher: opts.browserFetcher, close: async () => undefined } : await startBrowserEngine(config, logger, metrics, fetcher, { resolver, proxyResolver });
   const blobs: BlobStore | undefined = browserRole
     ? createBlobStore(config, opts.blobPublicBaseUrl ? { publicBaseUrl: opts.blobPublicBaseUrl } : {})
     : undefined;
@@ -353,7 +361,9 @@ async function startDocumentParser(config: WorkerConfig, logger: Logger, mode: '
  * target guard applies to each of the browser's connections), ad blocking and cookie-banner handling.
  * Playwright and the ad blocker are imported here, so a worker without the browser role never loads them.
  */
-async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics: WorkerMetrics, downloads: Fetcher, resolver: DnsResolver) {
+async function startBrowserEngine(
+  config: WorkerConfig, logger: Logger, metrics: WorkerMetrics, downloads: Fetcher, dns: { resolver: DnsResolver; proxyResolver: DnsResolver },
+) {
   const { AdBlocker, BrowserFetcher, BrowserPool, adBlockPlugin, cookieConsentPlugin, loadConsentAssets } = await import('@trawl/browser');
   const pool = new BrowserPool({
     executablePath: config.TRAWL_CHROMIUM_PATH,
@@ -373,7 +383,7 @@ async function startBrowserEngine(config: WorkerConfig, logger: Logger, metrics:
     },
   });
   metrics.trackBrowserPool(() => pool.stats());
-  const egress = new EgressProxy({ guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS, resolver }) });
+  const egress = new EgressProxy({ guard: new TargetGuard({ allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS, resolver: dns.resolver }), proxyResolver: dns.proxyResolver });
   await egress.start();
   const blocker = config.TRAWL_BLOCKLIST_PATH
     ? AdBlocker.fromFilterList(await readFile(config.TRAWL_BLOCKLIST_PATH, 'utf8'))

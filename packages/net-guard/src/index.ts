@@ -15,6 +15,7 @@ export {
   type DnsSource,
   type ResolvedAddress,
 } from './dns-resolver.js';
+export { lookupHook, resolverLookup } from './lookup-hook.js';
 export {
   TargetGuard,
   type GuardedAgentOptions,

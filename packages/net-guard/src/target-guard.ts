@@ -3,6 +3,7 @@ import { TrawlError } from '@trawl/api-schema';
 import { Agent, buildConnector } from 'undici';
 import { SystemDnsResolver, type DnsResolver, type ResolvedAddress } from './dns-resolver.js';
 import { isBlockedAddress } from './is-blocked-address.js';
+import { lookupHook } from './lookup-hook.js';
 
 /** Options of {@link TargetGuard}. */
 export interface TargetGuardOptions {
@@ -96,25 +97,7 @@ export class TargetGuard {
   }
 
   /** A `net.connect` lookup hook that resolves through the resolver and refuses blocked addresses. */
-  readonly lookup: LookupFunction = (hostname, options, callback) => {
-    this.resolveChecked(hostname).then(
-      (found) => {
-        const wanted = options.family === 4 || options.family === 'IPv4' ? 4
-          : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
-        const usable = wanted === 0 ? found : found.filter((a) => a.family === wanted);
-        const first = usable[0];
-        if (first === undefined) {
-          const err = Object.assign(new Error(`No IPv${wanted} address for ${hostname}`), { code: 'ENOTFOUND' });
-          callback(err, '', 4);
-        } else if (options.all === true) {
-          (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, usable);
-        } else {
-          callback(null, first.address, first.family);
-        }
-      },
-      (err: NodeJS.ErrnoException) => callback(err, '', 4),
-    );
-  };
+  readonly lookup: LookupFunction = lookupHook((hostname) => this.resolveChecked(hostname));
 
   /** An undici connector whose sockets only reach allowed addresses. */
   createConnector(options: GuardedConnectOptions = {}): buildConnector.connector {

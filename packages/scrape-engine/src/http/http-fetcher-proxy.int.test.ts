@@ -178,6 +178,28 @@ describe('HttpFetcher through an upstream proxy', () => {
     expect(open.requests).toEqual([]);
   });
 
+  it('resolves the proxy\'s host name with the proxy resolver (the system\'s cannot), not with the targets\'', async () => {
+    const targets = new MapResolver({});
+    const proxies = new MapResolver({ 'proxy.test': ['127.0.0.1'] });
+    const named = new HttpFetcher({ resolver: targets, proxyResolver: proxies, exemptAddresses: [PUBLIC_IP] });
+    try {
+      const viaName = endpoint(`http://proxy.test:${open.port}`);
+      const plain = await named.fetch(req(`http://${PUBLIC_IP}:${site.port}/page`, viaName));
+      const tunnelled = await named.fetch(req(`https://${PUBLIC_IP}:${tlsSite.port}/`, viaName, { skipTlsVerification: true }));
+      expect([plain.text, tunnelled.text]).toEqual(['plain page; proxy-authorization=none', 'tls page']);
+      expect(open.requests.map((r) => r.method)).toEqual(['GET', 'CONNECT']);
+      expect(proxies.calls.length).toBeGreaterThan(0);
+      expect(targets.calls).toEqual([]);
+      // A proxy name nobody knows: retryable, as an unreachable proxy.
+      const err = await failure(named.fetch(req(`http://${PUBLIC_IP}:${site.port}/`, endpoint(`http://nowhere.test:${open.port}`))));
+      expect({ code: err.code, retryable: err.retryable, details: err.details }).toEqual({
+        code: 'SCRAPE_PROXY_ERROR', retryable: true, details: { errorCode: 'ENOTFOUND' },
+      });
+    } finally {
+      await named.close();
+    }
+  });
+
   it('reaches loopback through the proxy when private targets are allowed', async () => {
     const permissive = new HttpFetcher({ allowPrivateTargets: true });
     try {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import type { LookupFunction } from 'node:net';
 import { TrawlError, redactUrl } from '@trawl/api-schema';
-import { TargetGuard, type DnsResolver } from '@trawl/net-guard';
+import { TargetGuard, resolverLookup, type DnsResolver } from '@trawl/net-guard';
 import type { Agent, Dispatcher, ProxyAgent } from 'undici';
 import { decodeText } from '../charset.js';
 import { deferText } from '../page-text.js';
@@ -38,6 +39,11 @@ export interface HttpFetcherOptions {
   connectTimeoutMs?: number;
   /** Host name resolver (tests map fake names with it). Default the system resolver. */
   resolver?: DnsResolver;
+  /**
+   * Resolves the host names of the operator's proxies (not checked by the guard, and with the
+   * system's servers and search domains). Default the system's `getaddrinfo`.
+   */
+  proxyResolver?: DnsResolver;
   /** Addresses reachable although in a blocked range (exact match). Default none. */
   exemptAddresses?: readonly string[];
 }
@@ -98,6 +104,7 @@ export class HttpFetcher implements Fetcher {
   private insecureAgent: Agent | undefined;
   /** `tls mode + proxy URL` -> dispatcher, oldest first (evicted in insertion order). */
   private readonly proxyAgents = new Map<string, ProxyAgent>();
+  private readonly proxyLookup: LookupFunction | undefined;
 
   constructor(options: HttpFetcherOptions = {}) {
     this.guard = new TargetGuard({
@@ -108,6 +115,7 @@ export class HttpFetcher implements Fetcher {
     this.maxRedirects = options.maxRedirects ?? 10;
     this.defaultUserAgent = options.defaultUserAgent ?? DEFAULT_USER_AGENT;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.proxyLookup = options.proxyResolver === undefined ? undefined : resolverLookup(options.proxyResolver);
     this.verifyingAgent = this.guard.createAgent({ connectTimeoutMs: this.connectTimeoutMs });
   }
 
@@ -180,7 +188,7 @@ export class HttpFetcher implements Fetcher {
     const key = `${insecure ? 'insecure' : 'verify'} ${endpoint.url.href}`;
     let agent = this.proxyAgents.get(key);
     if (agent === undefined) {
-      agent = createProxyAgent(endpoint, { rejectUnauthorized: !insecure, connectTimeoutMs: this.connectTimeoutMs });
+      agent = createProxyAgent(endpoint, { rejectUnauthorized: !insecure, connectTimeoutMs: this.connectTimeoutMs, ...(this.proxyLookup === undefined ? {} : { lookup: this.proxyLookup }) });
       this.proxyAgents.set(key, agent);
       const oldest = this.proxyAgents.entries().next();
       if (this.proxyAgents.size > MAX_PROXY_AGENTS && oldest.done !== true) {

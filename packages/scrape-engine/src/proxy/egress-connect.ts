@@ -1,4 +1,4 @@
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { TrawlError } from '@trawl/api-schema';
 import type { TargetGuard } from '@trawl/net-guard';
@@ -63,16 +63,18 @@ export async function connectGuarded(
 
 /**
  * A connection to the upstream proxy itself (TLS for an https:// proxy). Not guarded: proxies come
- * from the operator's configuration. Failures become SCRAPE_PROXY_ERROR.
+ * from the operator's configuration. `lookup` resolves its host name (default the system's
+ * `getaddrinfo`). Failures become SCRAPE_PROXY_ERROR.
  */
-export async function connectUpstream(endpoint: ProxyEndpoint, connectTimeoutMs: number): Promise<Socket> {
+export async function connectUpstream(endpoint: ProxyEndpoint, connectTimeoutMs: number, lookup?: LookupFunction): Promise<Socket> {
   const { url } = endpoint;
   const host = stripBrackets(url.hostname);
   const tls = url.protocol === 'https:';
   const port = Number(url.port === '' ? (tls ? 443 : 80) : url.port);
+  const resolve = lookup === undefined ? {} : { lookup };
   const socket = tls
-    ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] })
-    : netConnect({ host, port, allowHalfOpen: true });
+    ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'], ...resolve })
+    : netConnect({ host, port, allowHalfOpen: true, ...resolve });
   socket.on('error', () => undefined);
   try {
     await settle(socket, tls ? 'secureConnect' : 'connect', connectTimeoutMs);
@@ -115,14 +117,16 @@ function readResponseHead(socket: Socket, timeoutMs: number): Promise<number> {
 
 /**
  * A tunnel to `target` through the upstream proxy: CONNECT with Proxy-Authorization from the URL's
- * credentials. Throws SCRAPE_PROXY_ERROR when the proxy cannot be reached or answers anything but 2xx.
+ * credentials (`lookup`: see {@link connectUpstream}). Throws SCRAPE_PROXY_ERROR when the proxy cannot
+ * be reached or answers anything but 2xx.
  */
 export async function connectThroughUpstream(
   endpoint: ProxyEndpoint,
   target: { host: string; port: number },
   connectTimeoutMs: number,
+  lookup?: LookupFunction,
 ): Promise<Socket> {
-  const socket = await connectUpstream(endpoint, connectTimeoutMs);
+  const socket = await connectUpstream(endpoint, connectTimeoutMs, lookup);
   const authority = `${target.host.includes(':') && !target.host.startsWith('[') ? `[${target.host}]` : target.host}:${target.port}`;
   const auth = proxyAuthorization(endpoint.url);
   socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth === undefined ? '' : `Proxy-Authorization: ${auth}\r\n`}\r\n`);

@@ -304,6 +304,30 @@ describe('EgressProxy', () => {
       expect(internal.hits).toEqual([]);
     });
 
+    it('resolves the upstream\'s host name with the proxy resolver (the system\'s cannot): tunnels and absolute-form requests', async () => {
+      const proxies = new MapResolver({ 'upstream.test': ['127.0.0.1'] });
+      const named = new EgressProxy({ guard: new TargetGuard({ resolver, exemptAddresses: [PUBLIC_IP] }), proxyResolver: proxies });
+      try {
+        const r = await named.openRoute(endpoint(`http://u:s3cret@upstream.test:${upstream.port}`));
+        const tunnel = await connectVia(r.url, `${PUBLIC_IP}:${echoPort}`);
+        const received = readAll(tunnel.socket);
+        tunnel.socket.end('ping ');
+        expect([tunnel.status, await received]).toEqual([200, 'ping bye']);
+        const plain = await getVia(r.url, `http://${PUBLIC_IP}:${site.port}/named-upstream`);
+        expect({ status: plain.status, body: plain.body }).toEqual({ status: 200, body: 'public /named-upstream' });
+        expect(proxies.calls).toEqual(['upstream.test', 'upstream.test']);
+        expect(resolver.calls).not.toContain('upstream.test');
+        // A proxy name nobody knows: the upstream's error, retryable, as an unreachable proxy.
+        const lost = await named.openRoute(endpoint(`http://nowhere.test:${upstream.port}`));
+        const failed = await connectVia(lost.url, `${PUBLIC_IP}:${echoPort}`);
+        failed.socket.destroy();
+        expect([failed.status, failed.headers['x-trawl-error']]).toEqual([502, 'SCRAPE_PROXY_ERROR']);
+        await Promise.all([r.close(), lost.close()]);
+      } finally {
+        await named.close();
+      }
+    });
+
     it('survives the upstream dying mid-tunnel', async () => {
       const doomed = await new ForwardProxyFixture().start();
       const r = await route(endpoint(doomed.url));

@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import {
   createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse,
 } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TrawlError, type ErrorCode } from '@trawl/api-schema';
 import { mapFetchError } from '../http/map-fetch-error.js';
-import type { TargetGuard } from '@trawl/net-guard';
+import { resolverLookup, type DnsResolver, type TargetGuard } from '@trawl/net-guard';
 import { connectGuarded, connectThroughUpstream, connectUpstream, splice } from './egress-connect.js';
 import { proxyAuthorization } from './proxy-agent.js';
 import type { ProxyEndpoint } from './proxy-pool.js';
@@ -19,6 +19,11 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** A tunnel or request without traffic either way for this long is cut, in milliseconds. Default 300000. */
   idleTimeoutMs?: number;
+  /**
+   * Resolves upstream proxies' host names (the operator's: not checked by the guard, and with the
+   * system's servers and search domains). Default the system's `getaddrinfo`.
+   */
+  proxyResolver?: DnsResolver;
 }
 
 /** Counters of an egress route (or of all routes together). */
@@ -140,6 +145,7 @@ export class EgressProxy {
   private readonly guard: TargetGuard;
   private readonly connectTimeoutMs: number;
   private readonly idleTimeoutMs: number;
+  private readonly proxyLookup: LookupFunction | undefined;
   private readonly shared = new Map<string, Promise<EgressRoute>>();
   private readonly routes = new Set<EgressRoute>();
   private readonly totals: EgressStats = { connections: 0, blocked: 0, upstreamErrors: 0, targetErrors: 0 };
@@ -149,6 +155,7 @@ export class EgressProxy {
     this.guard = options.guard;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+    this.proxyLookup = options.proxyResolver === undefined ? undefined : resolverLookup(options.proxyResolver);
   }
 
   /** Opens the direct route's listener (other routes open on first use). */
@@ -235,7 +242,7 @@ export class EgressProxy {
   private async open(route: EgressRoute, target: { host: string; port: number }): Promise<Socket> {
     if (route.upstream === null) return connectGuarded(this.guard, target, this.connectTimeoutMs);
     await this.precheck(target.host);
-    return connectThroughUpstream(route.upstream, target, this.connectTimeoutMs);
+    return connectThroughUpstream(route.upstream, target, this.connectTimeoutMs, this.proxyLookup);
   }
 
   /**
@@ -342,6 +349,6 @@ export class EgressProxy {
   /** For an absolute-form request through an upstream: the guard's pre-check, then a socket to the proxy. */
   private async openUpstreamHop(target: { host: string; port: number }, upstream: ProxyEndpoint): Promise<Socket> {
     await this.precheck(target.host);
-    return connectUpstream(upstream, this.connectTimeoutMs);
+    return connectUpstream(upstream, this.connectTimeoutMs, this.proxyLookup);
   }
 }

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { ProxyAgent } from 'undici';
 import type { ProxyEndpoint } from './proxy-pool.js';
 
@@ -7,6 +8,8 @@ export interface ProxyAgentOptions {
   rejectUnauthorized?: boolean;
   /** Time allowed to connect to the proxy, and for the TLS handshake with the target, in milliseconds. Default 10000. */
   connectTimeoutMs?: number;
+  /** Resolves the proxy's host name (`net.connect`'s hook). Default the system's `getaddrinfo`. */
+  lookup?: LookupFunction;
 }
 
 /**
@@ -38,7 +41,7 @@ export function createProxyAgent(endpoint: ProxyEndpoint, options: ProxyAgentOpt
     uri: proxyOrigin(endpoint.url),
     ...(token === undefined ? {} : { token }),
     proxyTunnel: false,
-    proxyTls: { timeout },
+    proxyTls: { timeout, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) },
     requestTls: { rejectUnauthorized: options.rejectUnauthorized ?? true, timeout },
   });
 }
