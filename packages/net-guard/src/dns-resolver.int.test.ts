@@ -148,20 +148,24 @@ describe('CachingDnsResolver', () => {
     expect(dns.count('no-aaaa-answer.test', 'A')).toBe(asked + 1);
   });
 
-  it('merges an AAAA answer that came after the resolution delay into the cached answer, kept for its TTL', async () => {
-    dns.set('late-aaaa.test', { a: ['203.0.113.32'], aaaa: ['2001:db8::32'], delayMs: { AAAA: 300 }, ttl: 60 });
-    let now = Date.now();
+  it('merges an AAAA answer that came after the resolution delay into the cached answer, kept for A\'s TTL from A\'s answer', async () => {
+    dns.set('late-aaaa.test', { a: ['203.0.113.32'], aaaa: ['2001:db8::32'], hold: 'AAAA', ttl: 60 });
+    const t0 = Date.now();
+    let now = t0;
     const r = resolver({ timeoutMs: 600_000, now: () => now });
     await expect(r.resolve('late-aaaa.test')).resolves.toEqual([{ address: '203.0.113.32', family: 4 }]);
-    // The clock stands still: only the late answer can change what the cache gives.
+    // AAAA answers 4 s later (within the 5 s a partial answer is kept); the clock stands still after.
+    now = t0 + 4000;
+    dns.release('late-aaaa.test', 'AAAA');
     await waitFor(async () => (await r.resolve('late-aaaa.test')).length === 2, { what: 'the late AAAA answer in the cache' });
     await expect(r.resolve('late-aaaa.test')).resolves.toEqual([{ address: '203.0.113.32', family: 4 }, { address: '2001:db8::32', family: 6 }]);
     const asked = dns.count('late-aaaa.test', 'A');
-    // Past the 5 s of a partial answer, within the records' 60 s: not asked again.
-    now += 30_000;
+    // Past a partial answer's 5 s, within A's 60 s counted from A's answer (t0): not asked again.
+    now = t0 + 59_000;
     await r.resolve('late-aaaa.test');
     expect(dns.count('late-aaaa.test', 'A')).toBe(asked);
-    now += 31_000;
+    // Counted from AAAA's answer instead, it would still be cached at t0 + 61 s.
+    now = t0 + 61_000;
     await r.resolve('late-aaaa.test');
     expect(dns.count('late-aaaa.test', 'A')).toBe(asked + 1);
   });

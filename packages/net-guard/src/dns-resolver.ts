@@ -180,15 +180,20 @@ export class CachingDnsResolver implements DnsResolver {
     }
     const deadline = started + this.timeoutMs;
     try {
-      let stored: Entry | undefined;
+      let stored: { entry: Entry; at: number } | undefined;
       const answer = await this.queryDns(name, deadline, (late) => {
-        // The family the resolution delay left out answered after all: the entry, if it is still the
-        // one stored then, gets its addresses and the TTL of a complete answer.
-        if (stored !== undefined && this.cache.get(key) === stored) this.remember(key, { expires: this.now() + Math.min(late.ttlMs, this.maxTtlMs), addresses: late.addresses });
+        // The family the resolution delay cut off answered after all: the entry, if it is still the
+        // one stored then, gets its addresses and the TTL of a complete answer (never past
+        // `maxTtlSeconds` from when it was stored).
+        if (stored === undefined || this.cache.get(key) !== stored.entry) return;
+        const expires = Math.min(this.now() + late.ttlMs, stored.at + this.maxTtlMs);
+        if (expires > this.now()) this.remember(key, { expires, addresses: late.addresses });
+        else this.cache.delete(key);
       });
       if ('addresses' in answer) {
         const addresses = this.found(key, answer.addresses, answer.ttlMs, 'dns', started);
-        stored = this.cache.get(key);
+        const entry = this.cache.get(key);
+        if (entry !== undefined) stored = { entry, at: this.now() };
         return addresses;
       }
       const fallback = this.fallback;
@@ -221,9 +226,9 @@ export class CachingDnsResolver implements DnsResolver {
    * {@link RESOLUTION_DELAY_MS} more (RFC 8305: a server slow or silent on AAAA does not hold IPv4
    * hosts); AAAA first waits for A, so an IPv4-only network is not left with IPv6 addresses alone.
    * An answer missing a family that failed or was cut off (not one with no records) is kept at most
-   * {@link PARTIAL_TTL_MS}; should that family answer later, `late` is told the complete answer (its
-   * TTL counted from now, the earlier family's from its own arrival). Neither family with addresses:
-   * the more telling failure's code.
+   * {@link PARTIAL_TTL_MS}; should a family cut off answer later (records, or none), `late` is told
+   * the complete answer (its TTL counted from now, the earlier family's from its own arrival). Neither
+   * family with addresses: the more telling failure's code.
    */
   private queryDns(name: string, deadline: number, late?: (answer: { addresses: ResolvedAddress[]; ttlMs: number }) => void): Promise<DnsAnswer> {
     const ask = (family: 4 | 6): Promise<Part> =>

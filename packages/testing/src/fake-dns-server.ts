@@ -5,7 +5,8 @@ import { decode, encode, type Answer, type Packet } from 'dns-packet';
  * What {@link FakeDnsServer} does for one name. Addresses answer their record type (`ttl` seconds,
  * default 60); a type with no addresses answers NOERROR with no records (NODATA). `silent` drops
  * the name's queries (all, or those of one type): a server that never answers. `delayMs` holds the
- * answers of a type that long. `rcode` answers with that error instead.
+ * answers of a type that long; `hold` holds them until {@link FakeDnsServer.release}. `rcode` answers
+ * with that error instead.
  */
 export interface FakeDnsName {
   a?: string[];
@@ -13,6 +14,7 @@ export interface FakeDnsName {
   ttl?: number;
   silent?: boolean | 'A' | 'AAAA';
   delayMs?: { A?: number; AAAA?: number };
+  hold?: 'A' | 'AAAA';
   rcode?: 'SERVFAIL' | 'REFUSED';
 }
 
@@ -29,6 +31,8 @@ export interface FakeDnsQuery {
 export class FakeDnsServer {
   readonly queries: FakeDnsQuery[] = [];
   private closed = false;
+  /** Replies kept by `hold`, by `<name> <type>`. */
+  private readonly held = new Map<string, Array<() => void>>();
 
   private constructor(
     private readonly socket: Socket,
@@ -59,6 +63,15 @@ export class FakeDnsServer {
   /** Questions received for `name` (of `type` when given). */
   count(name: string, type?: string): number {
     return this.queries.filter((q) => q.name === name.toLowerCase() && (type === undefined || q.type === type)).length;
+  }
+
+  /** Sends the replies `hold` kept for `name`'s `type` questions; later ones are answered at once. */
+  release(name: string, type: 'A' | 'AAAA'): void {
+    const entry = this.names.get(name.toLowerCase());
+    if (entry?.hold === type) this.names.set(name.toLowerCase(), { ...entry, hold: undefined });
+    const key = `${name.toLowerCase()} ${type}`;
+    for (const send of this.held.get(key) ?? []) send();
+    this.held.delete(key);
   }
 
   close(): Promise<void> {
@@ -95,8 +108,12 @@ export class FakeDnsServer {
       answers,
     });
     const delay = question.type === 'A' || question.type === 'AAAA' ? entry?.delayMs?.[question.type] ?? 0 : 0;
-    if (delay > 0) setTimeout(() => { if (!this.closed) this.socket.send(reply, peer.port, peer.address); }, delay).unref();
-    else this.socket.send(reply, peer.port, peer.address);
+    const send = (): void => { if (!this.closed) this.socket.send(reply, peer.port, peer.address); };
+    if (entry?.hold !== undefined && entry.hold === question.type) {
+      const key = `${name} ${question.type}`;
+      this.held.set(key, [...(this.held.get(key) ?? []), send]);
+    } else if (delay > 0) setTimeout(send, delay).unref();
+    else send();
   }
 }
 

@@ -1,4 +1,4 @@
-import { connect as netConnect, type LookupFunction, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { TrawlError } from '@trawl/api-schema';
 import type { TargetGuard } from '@trawl/net-guard';
@@ -72,8 +72,9 @@ export async function connectUpstream(endpoint: ProxyEndpoint, connectTimeoutMs:
   const tls = url.protocol === 'https:';
   const port = Number(url.port === '' ? (tls ? 443 : 80) : url.port);
   const resolve = lookup === undefined ? {} : { lookup };
+  // No server name for an IP literal (RFC 6066; Node warns, DEP0123).
   const socket = tls
-    ? tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'], ...resolve })
+    ? tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ALPNProtocols: ['http/1.1'], ...resolve })
     : netConnect({ host, port, allowHalfOpen: true, ...resolve });
   socket.on('error', () => undefined);
   try {
