@@ -260,8 +260,8 @@ export class CachingDnsResolver implements DnsResolver {
         parts[family] = part;
         if (partial !== undefined) {
           // After the answer: complete now, with addresses, and not before.
-          const now = combine(parts, this.now());
-          if (!partial.complete && now.complete && now.addresses.length > 0) late?.({ addresses: now.addresses, ttlMs: now.ttlMs });
+          const whole = combine(parts, this.now());
+          if (!partial.complete && whole.complete && whole.addresses.length > 0) late?.({ addresses: whole.addresses, ttlMs: whole.ttlMs });
         } else if (parts[4] !== undefined && parts[6] !== undefined) settle();
         else if (family === 4 && 'records' in part && part.records.length > 0) delay = setTimeout(settle, RESOLUTION_DELAY_MS);
       };
