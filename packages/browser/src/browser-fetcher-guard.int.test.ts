@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { TrawlError } from '@trawl/api-schema';
 import { TargetGuard } from '@trawl/net-guard';
-import { EgressProxy } from '@trawl/scrape-engine';
-import { startServer, type LocalServer } from '@trawl/testing';
+import { EgressProxy, parseProxyList, type ProxyEndpoint } from '@trawl/scrape-engine';
+import { ForwardProxyFixture, startServer, type LocalServer } from '@trawl/testing';
 import { BrowserFetcher, type BrowserFetchRequest } from './browser-fetcher.js';
 import { BrowserPool } from './browser-pool.js';
 import { adBlockPlugin, cookieConsentPlugin } from './browser-plugins.js';
@@ -23,6 +23,8 @@ async function failure(promise: Promise<unknown>): Promise<TrawlError> {
 describe('BrowserFetcher target guard', () => {
   let pub: LocalServer;
   let internal: LocalServer;
+  let upstream: ForwardProxyFixture;
+  let gone: number;
   let egress: EgressProxy;
   let pool: BrowserPool;
   let fetcher: BrowserFetcher;
@@ -42,6 +44,10 @@ describe('BrowserFetcher target guard', () => {
     const resolver = {
       resolve: (host: string) => Promise.reject(Object.assign(new Error(`lookup ${host}`), { code: host === 'flaky.test' ? 'EAI_AGAIN' : 'ENOTFOUND' })),
     };
+    upstream = await new ForwardProxyFixture({ credentials: { username: 'scraper', password: 'pw' } }).start();
+    const closed = await startServer(() => undefined);
+    gone = closed.port;
+    await closed.close();
     egress = new EgressProxy({ guard: new TargetGuard({ exemptAddresses: [PUBLIC_IP], resolver }) });
     await egress.start();
     pool = new BrowserPool();
@@ -51,7 +57,7 @@ describe('BrowserFetcher target guard', () => {
   afterAll(async () => {
     await pool.close();
     await egress.close();
-    await Promise.all([pub.close(), internal.close()]);
+    await Promise.all([pub.close(), internal.close(), upstream.close()]);
   });
 
   it('fails a navigation to a blocked address with SCRAPE_BLOCKED_TARGET', async () => {
@@ -81,6 +87,15 @@ describe('BrowserFetcher target guard', () => {
   ])('fails %s with SCRAPE_DNS_RESOLUTION_ERROR, retryable %s as the lookup was', async (origin, retryable) => {
     const err = await failure(fetcher.fetch(request(`${origin}:${pub.port}/`)));
     expect([err.code, err.retryable]).toEqual(['SCRAPE_DNS_RESOLUTION_ERROR', retryable]);
+  });
+
+  it.each([
+    ['refuses the credentials (407: configuration, not retried)', () => `http://scraper:wrong@127.0.0.1:${upstream.port}`, false],
+    ['cannot be reached (retried)', () => `http://127.0.0.1:${gone}`, true],
+  ])('fails an https page whose upstream proxy %s with SCRAPE_PROXY_ERROR, retryable as the egress judged', async (_label, proxyUrl, retryable) => {
+    const [proxy] = parseProxyList(proxyUrl()) as [ProxyEndpoint];
+    const err = await failure(fetcher.fetch({ ...request(`https://${PUBLIC_IP}:${pub.port}/`), proxy }));
+    expect([err.code, err.retryable]).toEqual(['SCRAPE_PROXY_ERROR', retryable]);
   });
 
   it('scrapes a page whose blocked subresource is refused', async () => {

@@ -531,7 +531,7 @@ export class BrowserFetcher implements Fetcher {
       }
       const refusal = route?.lastRefusal;
       if (refusal && /ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_CONNECTION|ERR_EMPTY_RESPONSE/.test(String((err as Error).message))) {
-        throw refusalError(refusal.code, refusal.retryable || refusal.code === 'SCRAPE_PROXY_ERROR', { host: refusal.host }, err);
+        throw refusalError(refusal.code, refusal.retryable, { host: refusal.host }, err);
       }
       throw mapNavigationError(err, remaining());
     }

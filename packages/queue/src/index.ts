@@ -51,7 +51,7 @@ export { ParseUploadStore, type ConsumeParseUpload, type NewParseUpload, type Pa
 export { ResultWaiter } from './result-waiter.js';
 export { hopTimingOn, recordHop, timeHop, type HopTiming } from './hop-timing.js';
 export { ProfileStore } from './profile-store.js';
-export { RedisProcess, freePort, pingRedis, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
+export { RedisProcess, freePort, pingRedis, watchRedisChild, type RedisProcessEvent, type RedisProcessOptions } from './redis-process.js';
 export {
   CrawlStore,
   crawlExpiresAt,

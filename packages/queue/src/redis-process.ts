@@ -171,16 +171,7 @@ export class RedisProcess {
       if (previous !== undefined) setUmask(previous);
     }
     this.child = child;
-    let stderr = '';
-    // Redis logs to stdout: the tail explains a failed start (port taken, unreadable AOF).
-    const keep = (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    const exited = new Promise<never>((_, reject) => {
-      child.once('error', reject);
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${stderr}`)));
-    });
-    exited.catch(() => undefined);
+    const { exited, output } = watchRedisChild(child, 'redis-server');
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 15_000);
     while (Date.now() < deadline) {
       const ok = await Promise.race([pingRedis(this.port, this.opts.password), exited]).catch((err: unknown) => {
@@ -199,7 +190,7 @@ export class RedisProcess {
     }
     child.kill('SIGKILL');
     if (this.child === child) this.child = undefined;
-    throw new Error(`redis-server did not answer on port ${this.port} in time: ${stderr}`);
+    throw new Error(`redis-server did not answer on port ${this.port} in time: ${output()}`);
   }
 
   /** An exit nobody asked for: supervised servers come back on the same port and folder. */
@@ -278,4 +269,23 @@ function portFree(port: number): Promise<boolean> {
     srv.once('error', () => resolve(false));
     srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * What a starting `redis-server` child tells: the tail of its output (Redis logs to stdout: it explains
+ * a failed start, a port taken or an unreadable AOF), and `exited`, which rejects with that tail
+ * (`<label> exited with <code>: ...`) once the child exits or cannot be spawned. Its rejection is
+ * handled here: race it against the start.
+ */
+export function watchRedisChild(child: ChildProcess, label: string): { exited: Promise<never>; output: () => string } {
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}: ${output}`)));
+  });
+  exited.catch(() => undefined);
+  return { exited, output: () => output };
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pingRedis } from '@trawl/queue';
+import { pingRedis, watchRedisChild } from '@trawl/queue';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -9,15 +9,7 @@ import { waitFor } from './wait-for.js';
  */
 export async function spawnRedisServer(args: string[], port: number, label: string): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-2000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<never>((_, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server (${label}) exited with ${code}: ${output}`)));
-  });
-  exited.catch(() => undefined);
+  const { exited } = watchRedisChild(child, `redis-server (${label})`);
   try {
     await Promise.race([waitFor(() => pingRedis(port), { what: `${label} to answer PING`, timeoutMs: 15_000, intervalMs: 25 }), exited]);
   } catch (err) {
