@@ -122,8 +122,12 @@ class ConsentBridge implements ConsentDismisser {
   private readonly config: Config;
   /** Pages whose documents pre-hide banners ({@link prehide}). */
   private readonly prehiding = new WeakSet<Page>();
+  /** {@link config} with banners pre-hidden. */
+  private readonly prehideConfig: Config;
+  private readonly initResponses: ConsentInitResponses;
 
   constructor(private readonly options: ConsentDismisserOptions) {
+    this.initResponses = consentInitResponses(options.assets.rules);
     const heuristicMode = options.heuristicMode ?? 'tier1';
     this.config = {
       enabled: true,
@@ -151,6 +155,7 @@ class ConsentBridge implements ConsentDismisser {
       heuristicPopupSearchTimeout: 100,
       logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
     };
+    this.prehideConfig = { ...this.config, enablePrehide: true };
   }
 
   /** Handles a message of a frame's content script. Pages can call the binding too: trust nothing. */
@@ -257,20 +262,70 @@ class ConsentBridge implements ConsentDismisser {
   }
 
   private answerInit(frame: Frame, url: string): void {
-    const rules: CompactCMPRuleset = filterCompactRules(this.options.assets.rules, { url, mainFrame: frame.parentFrame() === null });
+    const json = this.initResponses.get(url, frame.parentFrame() === null, this.prehiding.has(frame.page()) ? this.prehideConfig : this.config);
     // One JSON string, parsed in the page: passed as an object, the ~65 kB of rules went through
     // Playwright's argument serialization, whose page-side half ran on the loading page's main thread
     // and delayed its DOMContentLoaded by about 300 ms (TodoMVC pages); a string costs a JSON.parse.
     frame
       .evaluate(
-        (json) => (globalThis as unknown as AutoconsentWindow).autoconsentReceiveMessage?.(JSON.parse(json) as unknown),
-        encodeInitResponse(this.prehiding.has(frame.page()) ? { ...this.config, enablePrehide: true } : this.config, rules),
+        (text) => (globalThis as unknown as AutoconsentWindow).autoconsentReceiveMessage?.(JSON.parse(text) as unknown),
+        json,
       )
       .catch((error: unknown) => {
         // The frame navigated away or closed before the answer arrived; its next document asks again.
         if (!frame.isDetached()) this.options.onError?.(error);
       });
   }
+}
+
+/**
+ * autoconsent's `initResp` messages ({@link encodeInitResponse}), kept by what they are made of. Which
+ * rules a frame gets (`filterCompactRules`) depends on its URL only through the rules' URL patterns:
+ * the answer is the same for every frame of the same kind (top or not) whose URL the same patterned
+ * rules match, and with the same configuration. In a crawl nearly every page is one case (no site
+ * rule matches), whose answer was filtered (about 600 patterns compiled and run) and serialized (about
+ * 65 kB) once a page before: now once. A bounded number of cases is kept.
+ */
+export class ConsentInitResponses {
+  private readonly cache = new Map<string, string>();
+  /** The configurations seen, by identity, as JSON: part of the key (each context has its own object). */
+  private readonly configKeys = new WeakMap<Config, string>();
+  /** Each rule's URL pattern, compiled once (undefined: none, the rule runs on any URL). */
+  private readonly patterns: ReadonlyArray<RegExp | undefined>;
+
+  constructor(
+    private readonly rules: IndexedCMPRuleset,
+    private readonly maxEntries = 64,
+  ) {
+    // autoconsent runs `url.match(pattern)`: the pattern compiled as a RegExp without flags.
+    this.patterns = rules.r.map((rule) => (rule[3] ? new RegExp(rule[3]) : undefined));
+  }
+
+  /** The init response, as a JSON string, for a frame at `url` with `config` (not to be changed once passed). */
+  get(url: string, mainFrame: boolean, config: Config): string {
+    const [from, to] = mainFrame ? this.rules.index.specificRuleRange : this.rules.index.frameRuleRange;
+    let matched = '';
+    for (let i = from; i < to; i += 1) if (this.patterns[i]?.test(url)) matched += `${i},`;
+    let configKey = this.configKeys.get(config);
+    if (configKey === undefined) this.configKeys.set(config, (configKey = JSON.stringify(config)));
+    const key = `${mainFrame ? 'top' : 'frame'}:${matched}:${configKey}`;
+    let json = this.cache.get(key);
+    if (json === undefined) {
+      json = encodeInitResponse(config, filterCompactRules(this.rules, { url, mainFrame }));
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value ?? '');
+      this.cache.set(key, json);
+    }
+    return json;
+  }
+}
+
+const initResponsesByRules = new WeakMap<IndexedCMPRuleset, ConsentInitResponses>();
+
+/** The process's {@link ConsentInitResponses} of these rules, shared by every context. */
+function consentInitResponses(rules: IndexedCMPRuleset): ConsentInitResponses {
+  let responses = initResponsesByRules.get(rules);
+  if (!responses) initResponsesByRules.set(rules, (responses = new ConsentInitResponses(rules)));
+  return responses;
 }
 
 /** autoconsent's `initResp` message for a frame, as the JSON string the frame parses. */
