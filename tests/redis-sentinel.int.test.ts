@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { closeRedisClient, createRedisClient } from '@trawl/queue';
 import { FixtureSite, RedisSentinelFixture, waitFor } from '@trawl/testing';
+import { Redis } from 'ioredis';
 import { TestCluster } from './helpers/cluster.js';
 
 /**
@@ -8,7 +10,8 @@ import { TestCluster } from './helpers/cluster.js';
  * the Sentinel fails over to the replica, every client reconnects to the new primary (ioredis'
  * failover detector, subscribed to `+switch-master`) and the cluster serves again while the old
  * primary is still frozen. Before, every client waited on the frozen primary until TCP gave up,
- * minutes later.
+ * minutes later. The Sentinel also watches another deployment's master: its failovers leave
+ * Trawl's connections alone.
  */
 const page = (name: string) => `<html><head><title>${name}</title></head><body><main><p>Page ${name}, served while Redis fails over.</p><a href="/b">b</a></main></body></html>`;
 
@@ -21,7 +24,7 @@ beforeAll(async () => {
   for (const name of ['a', 'b', 'c', 'd']) site.page(`/${name}`, page(name));
   site.page('/', '<html><head><title>home</title></head><body><main><p>The home page of the site.</p><a href="/a">a</a> <a href="/b">b</a></main></body></html>');
   await site.start();
-  sentinel = await RedisSentinelFixture.start();
+  sentinel = await RedisSentinelFixture.start({ otherMaster: true });
   cluster = await TestCluster.start(
     { REDIS_SENTINELS: sentinel.sentinels.join(','), REDIS_SENTINEL_NAME: sentinel.name },
     { redisUrl: sentinel.primaryUrl },
@@ -46,6 +49,43 @@ describe('Redis behind Sentinel', () => {
     expect(crawl.status).toBe(200);
     await waitFor(async () => (await cluster.call('GET', `/v2/crawl/${crawl.body.id}`)).body.status === 'completed', { what: 'the crawl to complete', timeoutMs: 30_000 });
     expect((await cluster.call('GET', `/v2/crawl/${crawl.body.id}`)).body.completed).toBe(3);
+  }, 60_000);
+
+  it('stays connected when the Sentinel fails over another master it watches', async () => {
+    // ioredis' failover detector took any master's +switch-master as its own and reconnected every
+    // client (patches/ioredis@5.11.1.patch reads the master's name).
+    const client = createRedisClient({ sentinels: sentinel.sentinels, sentinelName: sentinel.name });
+    const [host, port] = sentinel.sentinels[0]!.split(':');
+    const watcher = new Redis({ host, port: Number(port) });
+    try {
+      await client.ping();
+      const id = await client.client('ID');
+      let closed = 0;
+      client.on('close', () => { closed += 1; });
+      // The detector's own connection to the Sentinel, subscribed: a PING answered on it comes after
+      // every message sent to it before (one connection, in order).
+      const detectorConnections = async () => {
+        const detector = (client as unknown as { connector: { failoverDetector?: { sentinels: Array<{ client: Redis }> } } }).connector.failoverDetector;
+        return detector?.sentinels.map((s) => s.client) ?? [];
+      };
+      await waitFor(async () => (await detectorConnections()).some((c) => c.mode === 'subscriber'), { what: "the client's failover detector to subscribe", timeoutMs: 10_000, intervalMs: 50 });
+      const heard = new Promise<string>((resolve) => {
+        watcher.on('message', (_channel: string, message: string) => {
+          if (message.startsWith(`${sentinel.otherName} `)) resolve(message);
+        });
+      });
+      await watcher.subscribe('+switch-master');
+
+      await sentinel.failOverOther();
+      await heard;
+      await Promise.all((await detectorConnections()).map((c) => c.ping()));
+
+      expect(closed).toBe(0);
+      expect(await client.client('ID')).toBe(id);
+    } finally {
+      watcher.disconnect();
+      await closeRedisClient(client);
+    }
   }, 60_000);
 
   it('serves again once the Sentinel has failed a frozen primary over, the old one still frozen', async () => {

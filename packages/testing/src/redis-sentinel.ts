@@ -12,22 +12,38 @@ interface SentinelProcess {
   child: ChildProcess;
 }
 
+/** A primary and its replica, watched by the Sentinel as `name`. */
+interface WatchedPair {
+  name: string;
+  primary: SentinelProcess;
+  replica: SentinelProcess;
+}
+
 /**
  * A real Redis Sentinel setup of `redis-server` children for integration tests: a primary, one
  * replica and one Sentinel (quorum 1) watching them as `name`, on free loopback ports. The Sentinel
  * takes a primary that has not answered for 3 s as down and fails over to the replica. Trawl takes
- * it as `REDIS_SENTINELS` = {@link sentinels} and `REDIS_SENTINEL_NAME` = {@link name}.
+ * it as `REDIS_SENTINELS` = {@link sentinels} and `REDIS_SENTINEL_NAME` = {@link name}. With
+ * `otherMaster`, the Sentinel also watches another primary and replica, {@link otherName}, as
+ * Sentinels shared by several deployments do.
  */
 export class RedisSentinelFixture {
   readonly name = 'mymaster';
+  readonly otherName = 'othermaster';
   private readonly paused = new Set<SentinelProcess>();
 
   private constructor(
     private readonly primary: SentinelProcess,
     private readonly replica: SentinelProcess,
     private readonly sentinel: SentinelProcess,
+    private readonly other: WatchedPair | undefined,
     readonly dir: string,
   ) {}
+
+  /** The watched pairs. */
+  private get pairs(): WatchedPair[] {
+    return [{ name: this.name, primary: this.primary, replica: this.replica }, ...(this.other ? [this.other] : [])];
+  }
 
   /** `host:port` of the Sentinel. */
   get sentinels(): string[] {
@@ -39,28 +55,38 @@ export class RedisSentinelFixture {
     return `redis://127.0.0.1:${this.primary.port}`;
   }
 
-  static async start(): Promise<RedisSentinelFixture> {
+  static async start(options: { otherMaster?: boolean } = {}): Promise<RedisSentinelFixture> {
     const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-sentinel-'));
     const started: SentinelProcess[] = [];
     try {
       const ports: number[] = [];
-      while (ports.length < 3) {
+      while (ports.length < (options.otherMaster ? 5 : 3)) {
         const port = await freePort();
         if (!ports.includes(port)) ports.push(port);
       }
-      const [p, r, s] = ports as [number, number, number];
-      started.push(await startServer(join(dir, 'primary'), p, []));
-      started.push(await startServer(join(dir, 'replica'), r, ['--replicaof', '127.0.0.1', String(p)]));
+      const [p, r, s, op, or] = ports as [number, number, number, number?, number?];
+      const pair = async (name: string, primaryPort: number, replicaPort: number) => {
+        const primary = await startServer(join(dir, `${name}-primary`), primaryPort, []);
+        started.push(primary);
+        const replica = await startServer(join(dir, `${name}-replica`), replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
+        started.push(replica);
+        return { name, primary, replica };
+      };
+      const mine = await pair('mymaster', p, r);
+      const other = op !== undefined && or !== undefined ? await pair('othermaster', op, or) : undefined;
       mkdirSync(join(dir, 'sentinel'));
       const conf = join(dir, 'sentinel', 'sentinel.conf');
       writeFileSync(conf, [
         `port ${s}`, 'bind 127.0.0.1', `dir ${join(dir, 'sentinel')}`,
-        `sentinel monitor mymaster 127.0.0.1 ${p} 1`,
-        'sentinel down-after-milliseconds mymaster 3000',
-        'sentinel failover-timeout mymaster 5000',
+        ...[mine, ...(other ? [other] : [])].flatMap(({ name, primary }) => [
+          `sentinel monitor ${name} 127.0.0.1 ${primary.port} 1`,
+          `sentinel down-after-milliseconds ${name} 3000`,
+          `sentinel failover-timeout ${name} 5000`,
+        ]),
       ].join('\n') + '\n');
-      started.push(await startServer(join(dir, 'sentinel'), s, [], conf));
-      const fixture = new RedisSentinelFixture(started[0]!, started[1]!, started[2]!, dir);
+      const sentinel = await startServer(join(dir, 'sentinel'), s, [], conf);
+      started.push(sentinel);
+      const fixture = new RedisSentinelFixture(mine.primary, mine.replica, sentinel, other, dir);
       await fixture.untilReady();
       return fixture;
     } catch (err) {
@@ -70,33 +96,54 @@ export class RedisSentinelFixture {
     }
   }
 
-  /** Until the replica is in sync and the Sentinel knows both. */
+  /** Until each replica is in sync and the Sentinel knows it. */
   private async untilReady(): Promise<void> {
-    const replica = new Redis({ host: '127.0.0.1', port: this.replica.port });
     const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
     try {
-      await waitFor(async () => /master_link_status:up/.test(await replica.info('replication')), { what: 'the replica to sync', timeoutMs: 30_000 });
-      // Found, connected to and heard from by the Sentinel (a failover picks only such a replica).
-      await waitFor(async () => {
-        const replicas = await sentinel.call('SENTINEL', 'REPLICAS', this.name) as string[][];
-        const fields = replicas.length === 1 ? fieldsOf(replicas[0]!) : undefined;
-        return fields?.flags === 'slave' && fields['master-link-status'] === 'ok' && Number(fields['info-refresh']) < 5000;
-      }, { what: 'the Sentinel to know the replica', timeoutMs: 30_000, intervalMs: 100 });
+      for (const { name, replica: node } of this.pairs) {
+        const replica = new Redis({ host: '127.0.0.1', port: node.port });
+        try {
+          await waitFor(async () => /master_link_status:up/.test(await replica.info('replication')), { what: `the replica of ${name} to sync`, timeoutMs: 30_000 });
+        } finally {
+          replica.disconnect();
+        }
+        // Found, connected to and heard from by the Sentinel (a failover picks only such a replica).
+        await waitFor(async () => {
+          const replicas = await sentinel.call('SENTINEL', 'REPLICAS', name) as string[][];
+          const fields = replicas.length === 1 ? fieldsOf(replicas[0]!) : undefined;
+          return fields?.flags === 'slave' && fields['master-link-status'] === 'ok' && Number(fields['info-refresh']) < 5000;
+        }, { what: `the Sentinel to know the replica of ${name}`, timeoutMs: 30_000, intervalMs: 100 });
+      }
     } finally {
-      replica.disconnect();
       sentinel.disconnect();
     }
   }
 
-  /** Port of the primary the Sentinel names now. */
-  async currentPrimaryPort(): Promise<number> {
+  /** Port of the primary the Sentinel names now (for `name`, default {@link name}). */
+  async currentPrimaryPort(name = this.name): Promise<number> {
     const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
     try {
-      const [, port] = await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name) as [string, string];
+      const [, port] = await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name) as [string, string];
       return Number(port);
     } finally {
       sentinel.disconnect();
     }
+  }
+
+  /**
+   * Fails {@link otherName} over to its replica (`SENTINEL FAILOVER`, nothing frozen) and resolves
+   * once the Sentinel names the new primary.
+   */
+  async failOverOther(): Promise<void> {
+    if (!this.other) throw new Error('started without otherMaster');
+    const before = await this.currentPrimaryPort(this.otherName);
+    const sentinel = new Redis({ host: '127.0.0.1', port: this.sentinel.port });
+    try {
+      await sentinel.call('SENTINEL', 'FAILOVER', this.otherName);
+    } finally {
+      sentinel.disconnect();
+    }
+    await waitFor(async () => (await this.currentPrimaryPort(this.otherName)) !== before, { what: `${this.otherName} to fail over`, timeoutMs: 30_000, intervalMs: 100 });
   }
 
   /**
@@ -122,7 +169,7 @@ export class RedisSentinelFixture {
   /** Stops every process (SIGKILL: a test setup keeps nothing) and removes the folder. */
   async stop(): Promise<void> {
     this.resumePrimary();
-    await Promise.all([this.primary, this.replica, this.sentinel].map(kill));
+    await Promise.all([...this.pairs.flatMap((pair) => [pair.primary, pair.replica]), this.sentinel].map(kill));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
