@@ -284,7 +284,8 @@ class ConsentBridge implements ConsentDismisser {
  * the answer is the same for every frame of the same kind (top or not) whose URL the same patterned
  * rules match, and with the same configuration. In a crawl nearly every page is one case (no site
  * rule matches), whose answer was filtered (about 600 patterns compiled and run) and serialized (about
- * 65 kB) once a page before: now once. A bounded number of cases is kept.
+ * 65 kB) once a page before: now once. At most `maxEntries` cases are kept, the oldest dropped first
+ * (a top frame's answer takes about 130 kB: 16 of them, 2 MB).
  */
 export class ConsentInitResponses {
   private readonly cache = new Map<string, string>();
@@ -295,7 +296,7 @@ export class ConsentInitResponses {
 
   constructor(
     private readonly rules: IndexedCMPRuleset,
-    private readonly maxEntries = 64,
+    private readonly maxEntries = 16,
   ) {
     // autoconsent runs `url.match(pattern)`: the pattern compiled as a RegExp without flags.
     this.patterns = rules.r.map((rule) => (rule[3] ? new RegExp(rule[3]) : undefined));
