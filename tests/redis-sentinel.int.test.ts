@@ -64,11 +64,11 @@ describe('Redis behind Sentinel', () => {
       client.on('close', () => { closed += 1; });
       // The detector's own connection to the Sentinel, subscribed: a PING answered on it comes after
       // every message sent to it before (one connection, in order).
-      const detectorConnections = async () => {
+      const detectorConnections = (): Redis[] => {
         const detector = (client as unknown as { connector: { failoverDetector?: { sentinels: Array<{ client: Redis }> } } }).connector.failoverDetector;
         return detector?.sentinels.map((s) => s.client) ?? [];
       };
-      await waitFor(async () => (await detectorConnections()).some((c) => c.mode === 'subscriber'), { what: "the client's failover detector to subscribe", timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(() => detectorConnections().some((c) => c.mode === 'subscriber'), { what: "the client's failover detector to subscribe", timeoutMs: 10_000, intervalMs: 50 });
       const heard = new Promise<string>((resolve) => {
         watcher.on('message', (_channel: string, message: string) => {
           if (message.startsWith(`${sentinel.otherName} `)) resolve(message);
@@ -78,7 +78,7 @@ describe('Redis behind Sentinel', () => {
 
       await sentinel.failOverOther();
       await heard;
-      await Promise.all((await detectorConnections()).map((c) => c.ping()));
+      await Promise.all(detectorConnections().map((c) => c.ping()));
 
       expect(closed).toBe(0);
       expect(await client.client('ID')).toBe(id);
