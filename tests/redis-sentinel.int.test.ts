@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { closeRedisClient, createRedisClient } from '@trawl/queue';
 import { FixtureSite, RedisSentinelFixture, waitFor } from '@trawl/testing';
 import { Redis } from 'ioredis';
 import { TestCluster } from './helpers/cluster.js';
+
+const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 
 /**
  * The whole system on Redis behind Sentinel (`REDIS_SENTINELS`, `REDIS_SENTINEL_NAME`): scrapes and
@@ -104,4 +111,44 @@ describe('Redis behind Sentinel', () => {
       sentinel.resumePrimary();
     }
   }, 90_000);
+
+  // Last: the Sentinel does not come back.
+  it('keeps quiet while the Sentinel is down: the failover detector retries it without printing errors', async () => {
+    // Each failed attempt of the detector's connection to a Sentinel went unheard, and ioredis printed
+    // it to stderr ("[ioredis] Unhandled error event"), for every client every few seconds (patched:
+    // logged for DEBUG=ioredis:* only). A client in a process of its own, whose stderr is read.
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-sentinel-client-'));
+    const script = join(dir, 'client.mjs');
+    writeFileSync(script, `
+      const { createRedisClient, closeRedisClient } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'packages/queue/dist/index.js')).href)});
+      const client = createRedisClient({ sentinels: ${JSON.stringify(sentinel.sentinels)}, sentinelName: ${JSON.stringify(sentinel.name)} });
+      await client.ping();
+      while (!client.connector.failoverDetector) await new Promise((resolve) => setTimeout(resolve, 20));
+      let retries = 0;
+      // The second retry is scheduled once the first one failed (its connection refused).
+      client.on('sentinelReconnecting', async () => {
+        if (++retries !== 2) return;
+        console.log('retried', await client.ping());
+        await closeRedisClient(client);
+      });
+      console.log('subscribed');
+    `);
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor(() => stdout.includes('subscribed'), { what: 'the client to subscribe', timeoutMs: 20_000, intervalMs: 50 });
+      await sentinel.stopSentinel();
+      expect(await exited).toBe(0);
+
+      expect(stdout).toContain('retried PONG');
+      expect(stderr).not.toContain('Unhandled error event');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -166,6 +166,11 @@ export class RedisSentinelFixture {
     this.paused.clear();
   }
 
+  /** Stops the Sentinel (SIGKILL); the data nodes go on. */
+  async stopSentinel(): Promise<void> {
+    await kill(this.sentinel);
+  }
+
   /** Stops every process (SIGKILL: a test setup keeps nothing) and removes the folder. */
   async stop(): Promise<void> {
     this.resumePrimary();
