@@ -63,9 +63,26 @@ describe('host names resolved by the worker', () => {
     expect(second.status).toBe(200);
     expect(dns.count('site.test', 'A')).toBe(asked);
     const metrics = await workerMetrics();
-    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="dns"[^}]*\} [1-9]/);
-    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{[^}]*source="cache"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{(?=[^}]*resolver="targets")[^}]*source="dns"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{(?=[^}]*resolver="targets")[^}]*source="cache"[^}]*\} [1-9]/);
   });
+
+  it("counts an upstream proxy's lookups apart from the targets'", async () => {
+    // A cluster of its own whose proxy is a name no resolver knows (the system's: proxies are the
+    // operator's endpoints, looked up through the system's servers, not TRAWL_DNS_SERVERS).
+    const proxied = await TestCluster.start({ TRAWL_DNS_SERVERS: dns.server, TRAWL_DNS_TIMEOUT_MS: '1000', TRAWL_PROXY_BASIC: 'http://proxy.test:9' });
+    try {
+      const { key: proxiedKey } = await proxied.team({ concurrency: 2 });
+      const r = await proxied.call('POST', '/v2/scrape', { key: proxiedKey, body: { url: `http://site.test:${site.port}/a`, proxy: 'basic', timeout: 30_000, maxAge: 0 } });
+      expect([r.status, r.body.code]).toEqual([502, 'SCRAPE_PROXY_ERROR']);
+      const metrics = await (await fetch(`http://127.0.0.1:${proxied.worker!.metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/trawl_dns_lookup_seconds_count\{(?=[^}]*resolver="proxies")[^}]*source="failed"[^}]*\} [1-9]/);
+      // The target's name is the proxy's to resolve: the worker never looked it up.
+      expect(metrics).not.toMatch(/trawl_dns_lookup_seconds_count\{[^}]*resolver="targets"/);
+    } finally {
+      await proxied.stop();
+    }
+  }, 60_000);
 
   it('a name whose DNS server never answers fails in bounded time and does not hold other names', async () => {
     const deadNames = ['dead-1.test', 'dead-2.test', 'dead-3.test'];

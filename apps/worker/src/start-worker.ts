@@ -101,14 +101,14 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
     ...(config.TRAWL_DNS_SERVERS.length > 0 ? { fallback: null } : {}),
     timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
     maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
-    observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),
+    observe: (source, seconds) => metrics.dnsLookups.observe({ resolver: 'targets', source }, seconds),
   });
   // The operator's proxies: the system's servers and, for names DNS does not know, its resolver
   // (search domains: a proxy may be a short in-cluster name), whatever TRAWL_DNS_SERVERS says.
   const proxyResolver = new CachingDnsResolver({
     timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
     maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
-    observe: (source, seconds) => metrics.dnsLookups.observe({ source }, seconds),
+    observe: (source, seconds) => metrics.dnsLookups.observe({ resolver: 'proxies', source }, seconds),
   });
   const fetcher = opts.fetcher ?? new HttpFetcher({
     allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS,

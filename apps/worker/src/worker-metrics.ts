@@ -163,8 +163,8 @@ export function createWorkerMetrics(registry: Registry) {
     }),
     dnsLookups: new Histogram({
       name: 'trawl_dns_lookup_seconds',
-      help: 'Host name lookups of scrapes, the browser\'s requests, webhooks and upstream proxies by source (cache, hosts, dns, system: the system resolver for names DNS does not know; failed: asked, no address; cache_failed: a name remembered not to exist)',
-      labelNames: ['source'] as const,
+      help: 'Host name lookups by resolver (targets: scrapes, the browser\'s requests, webhooks; proxies: the upstream proxies) and source (cache, hosts, dns, system: the system resolver for names DNS does not know; failed: asked, no address; cache_failed: a name remembered not to exist)',
+      labelNames: ['resolver', 'source'] as const,
       buckets: [0.0005, 0.002, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
