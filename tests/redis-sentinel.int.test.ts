@@ -76,15 +76,14 @@ describe('Redis behind Sentinel', () => {
         return detector?.sentinels.map((s) => s.client) ?? [];
       };
       await waitFor(() => detectorConnections().some((c) => c.mode === 'subscriber'), { what: "the client's failover detector to subscribe", timeoutMs: 10_000, intervalMs: 50 });
-      const heard = new Promise<string>((resolve) => {
-        watcher.on('message', (_channel: string, message: string) => {
-          if (message.startsWith(`${sentinel.otherName} `)) resolve(message);
-        });
+      let heard = false;
+      watcher.on('message', (_channel: string, message: string) => {
+        if (message.startsWith(`${sentinel.otherName} `)) heard = true;
       });
       await watcher.subscribe('+switch-master');
 
       await sentinel.failOverOther();
-      await heard;
+      await waitFor(() => heard, { what: `the Sentinel to announce ${sentinel.otherName}'s new primary`, timeoutMs: 30_000, intervalMs: 50 });
       await Promise.all(detectorConnections().map((c) => c.ping()));
 
       expect(closed).toBe(0);
@@ -123,7 +122,10 @@ describe('Redis behind Sentinel', () => {
       const { createRedisClient, closeRedisClient } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'packages/queue/dist/index.js')).href)});
       const client = createRedisClient({ sentinels: ${JSON.stringify(sentinel.sentinels)}, sentinelName: ${JSON.stringify(sentinel.name)} });
       await client.ping();
-      while (!client.connector.failoverDetector) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Until the detector's connection to the Sentinel has subscribed.
+      while (!client.connector.failoverDetector?.sentinels.some((s) => s.client.mode === 'subscriber')) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       let retries = 0;
       // The second retry is scheduled once the first one failed (its connection refused).
       client.on('sentinelReconnecting', async () => {
@@ -138,14 +140,18 @@ describe('Redis behind Sentinel', () => {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close': the process has exited and its output has all been read.
+    let code: number | null | undefined;
+    child.once('close', (exitCode) => { code = exitCode; });
     try {
-      await waitFor(() => stdout.includes('subscribed'), { what: 'the client to subscribe', timeoutMs: 20_000, intervalMs: 50 });
+      await waitFor(() => stdout.includes('subscribed') || code !== undefined, { what: 'the client to subscribe', timeoutMs: 20_000, intervalMs: 50 });
+      if (code !== undefined) throw new Error(`the client ended before subscribing (exit code ${code}): ${stderr}`);
       await sentinel.stopSentinel();
-      expect(await exited).toBe(0);
+      await waitFor(() => code !== undefined, { what: 'the client to retry twice and end', timeoutMs: 30_000, intervalMs: 50 });
 
-      expect(stdout).toContain('retried PONG');
+      expect({ code, stdout }).toEqual({ code: 0, stdout: 'subscribed\nretried PONG\n' });
       expect(stderr).not.toContain('Unhandled error event');
+      expect(stderr).not.toContain('ECONNREFUSED');
     } finally {
       child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });

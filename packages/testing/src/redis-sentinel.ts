@@ -28,8 +28,9 @@ interface WatchedPair {
  * Sentinels shared by several deployments do.
  */
 export class RedisSentinelFixture {
-  readonly name = 'mymaster';
-  readonly otherName = 'othermaster';
+  /** With a space: Redis allows one in a master's name, and the Sentinel's announcements carry it. */
+  readonly name = 'my master';
+  readonly otherName = 'other master';
   private readonly paused = new Set<SentinelProcess>();
 
   private constructor(
@@ -66,22 +67,22 @@ export class RedisSentinelFixture {
       }
       const [p, r, s, op, or] = ports as [number, number, number, number?, number?];
       const pair = async (name: string, primaryPort: number, replicaPort: number) => {
-        const primary = await startServer(join(dir, `${name}-primary`), primaryPort, []);
+        const primary = await startServer(join(dir, `${name.replace(/\W/g, '-')}-primary`), primaryPort, []);
         started.push(primary);
-        const replica = await startServer(join(dir, `${name}-replica`), replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
+        const replica = await startServer(join(dir, `${name.replace(/\W/g, '-')}-replica`), replicaPort, ['--replicaof', '127.0.0.1', String(primaryPort)]);
         started.push(replica);
         return { name, primary, replica };
       };
-      const mine = await pair('mymaster', p, r);
-      const other = op !== undefined && or !== undefined ? await pair('othermaster', op, or) : undefined;
+      const mine = await pair('my master', p, r);
+      const other = op !== undefined && or !== undefined ? await pair('other master', op, or) : undefined;
       mkdirSync(join(dir, 'sentinel'));
       const conf = join(dir, 'sentinel', 'sentinel.conf');
       writeFileSync(conf, [
         `port ${s}`, 'bind 127.0.0.1', `dir ${join(dir, 'sentinel')}`,
         ...[mine, ...(other ? [other] : [])].flatMap(({ name, primary }) => [
-          `sentinel monitor ${name} 127.0.0.1 ${primary.port} 1`,
-          `sentinel down-after-milliseconds ${name} 3000`,
-          `sentinel failover-timeout ${name} 5000`,
+          `sentinel monitor "${name}" 127.0.0.1 ${primary.port} 1`,
+          `sentinel down-after-milliseconds "${name}" 3000`,
+          `sentinel failover-timeout "${name}" 5000`,
         ]),
       ].join('\n') + '\n');
       const sentinel = await startServer(join(dir, 'sentinel'), s, [], conf);

@@ -284,8 +284,8 @@ class ConsentBridge implements ConsentDismisser {
  * the answer is the same for every frame of the same kind (top or not) whose URL the same patterned
  * rules match, and with the same configuration. In a crawl nearly every page is one case (no site
  * rule matches), whose answer was filtered (about 600 patterns compiled and run) and serialized (about
- * 65 kB) once a page before: now once. At most `maxEntries` cases are kept, the oldest dropped first
- * (a top frame's answer takes about 130 kB: 16 of them, 2 MB).
+ * 65 kB) once a page before: now once. At most `maxEntries` cases are kept, the least recently used
+ * dropped first (a top frame's answer takes about 130 kB: 16 of them, 2 MB).
  */
 export class ConsentInitResponses {
   private readonly cache = new Map<string, string>();
@@ -314,8 +314,11 @@ export class ConsentInitResponses {
     if (json === undefined) {
       json = encodeInitResponse(config, filterCompactRules(this.rules, { url, mainFrame }));
       if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value ?? '');
-      this.cache.set(key, json);
+    } else {
+      // Used again: the last to be dropped (a Map keeps insertion order).
+      this.cache.delete(key);
     }
+    this.cache.set(key, json);
     return json;
   }
 }
