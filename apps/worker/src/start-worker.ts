@@ -94,22 +94,22 @@ export async function startWorker(config: WorkerConfig, opts: StartWorkerOptions
   let shuttingDown = false;
 
   const metrics = createWorkerMetrics(registry);
+  // The limits both resolvers keep, and their lookups counted under their name.
+  const resolverOptions = (name: 'targets' | 'proxies') => ({
+    timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
+    maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
+    observe: (source: string, seconds: number) => metrics.dnsLookups.observe({ resolver: name, source }, seconds),
+  });
   // One resolver (and its cache) for every connection this process makes to a target or a receiver.
   const resolver = new CachingDnsResolver({
     servers: config.TRAWL_DNS_SERVERS,
     // Servers chosen for the worker are the only ones asked: not the system's for what they do not know.
     ...(config.TRAWL_DNS_SERVERS.length > 0 ? { fallback: null } : {}),
-    timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
-    maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
-    observe: (source, seconds) => metrics.dnsLookups.observe({ resolver: 'targets', source }, seconds),
+    ...resolverOptions('targets'),
   });
   // The operator's proxies: the system's servers and, for names DNS does not know, its resolver
   // (search domains: a proxy may be a short in-cluster name), whatever TRAWL_DNS_SERVERS says.
-  const proxyResolver = new CachingDnsResolver({
-    timeoutMs: config.TRAWL_DNS_TIMEOUT_MS,
-    maxTtlSeconds: config.TRAWL_DNS_CACHE_MAX_TTL_SEC,
-    observe: (source, seconds) => metrics.dnsLookups.observe({ resolver: 'proxies', source }, seconds),
-  });
+  const proxyResolver = new CachingDnsResolver(resolverOptions('proxies'));
   const fetcher = opts.fetcher ?? new HttpFetcher({
     allowPrivateTargets: config.TRAWL_ALLOW_PRIVATE_TARGETS,
     resolver,
