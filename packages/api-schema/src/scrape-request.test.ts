@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema, type ScrapeRequestInput } from './scrape-request.js';
 import { scrapeOptionsObjectSchema, scrapeOptionsSchema, LOCKDOWN_MAX_AGE_MS } from './scrape-options.js';
+import { crawlRequestSchema } from './crawl.js';
 import { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
 
 const URL = 'https://example.com/page';
@@ -236,5 +237,65 @@ describe('url without a scheme', () => {
     expect(scrapeRequestSchema.parse({ url: 'example.com/page' }).url).toBe('http://example.com/page');
     expect(scrapeRequestSchema.safeParse({ url: 'ftp://example.com' }).success).toBe(false);
     expect(scrapeRequestSchema.safeParse({ url: 'javascript:alert(1)' }).success).toBe(false);
+  });
+});
+
+/**
+ * A job's request is the parsed request: a worker that runs it at once uses it as it is (JobRun.fresh),
+ * one that takes it from the queue (a retry, a deferral, another worker) parses its JSON again. Both
+ * must run the same request, so every parse is its own parse after a JSON round trip.
+ */
+describe('a parsed request read back from a queued job', () => {
+  const bodies: Record<string, unknown>[] = [
+    {},
+    { url: 'example.com/no-scheme' },
+    { url: 'http://EXAMPLE.com:80/a b?c=d#e' },
+    { url: 'https://bücher.example/ä' },
+    { formats: ['markdown', 'html', 'rawHtml', 'links', 'summary', 'images', 'branding', 'changeTracking', 'screenshot'] },
+    { formats: ['rawBase64'] },
+    { formats: ['audio', 'video', 'menu', 'product'] },
+    { formats: [{ type: 'screenshot', fullPage: true, quality: 50, viewport: { width: 800, height: 600 } }] },
+    { formats: [{ type: 'json', prompt: 'p', schema: { type: 'object', properties: { a: { type: 'string' } } } }] },
+    { formats: ['markdown', { type: 'changeTracking', modes: ['git-diff', 'json'], schema: { type: 'object' }, prompt: 'p', tag: 't' }] },
+    { formats: [{ type: 'question', question: 'q?' }, { type: 'highlights', query: 'q' }] },
+    { formats: [{ type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }] }] },
+    { headers: { cookie: 'a=b', 'User-Agent': 'x' }, includeTags: ['main'], excludeTags: ['nav'] },
+    { onlyMainContent: false, onlyCleanContent: true, mobile: true, skipTlsVerification: false, removeBase64Images: false, blockAds: false },
+    { timeout: 1000 }, { timeout: 120000, waitFor: 50000 },
+    { proxy: 'stealth' }, { proxy: 'basic' },
+    { location: { languages: ['de-DE'] } }, { location: { country: 'DE', languages: ['de'] } },
+    { maxAge: 0 }, { minAge: 1 }, { lockdown: true }, { lockdown: true, maxAge: 3 }, { storeInCache: false },
+    { parsers: ['pdf'] }, { parsers: [] }, { parsers: [{ type: 'pdf', mode: 'ocr', maxPages: 2 }] },
+    {
+      actions: [
+        { type: 'wait', milliseconds: 100 }, { type: 'wait', selector: '#a' }, { type: 'click', selector: 'a', all: true },
+        { type: 'write', text: 'x' }, { type: 'press', key: 'Enter' }, { type: 'scroll', direction: 'down' }, { type: 'scrape' },
+        { type: 'screenshot', fullPage: true }, { type: 'executeJavascript', script: '1' }, { type: 'pdf', format: 'A4', landscape: true, scale: 0.5 },
+      ],
+    },
+    { profile: { name: 'p' } }, { profile: { name: 'p', saveChanges: false } },
+    { redactPII: true }, { redactPII: { mode: 'mask', entities: ['EMAIL'], replacement: '[x]' } },
+    { auditMetadata: { a: 1, b: ['x'] }, threatProtection: { riskScoreThreshold: 50, blockedTlds: ['zip'] } },
+    { origin: 'js-sdk@4.3.0', integration: 'n8n', fastMode: true, useMock: 'x', domainTools: true, toolDetail: 'full' },
+    { zeroDataRetention: true },
+  ];
+  const readBack = (parsed: unknown) => scrapeRequestSchema.parse(JSON.parse(JSON.stringify(parsed)));
+
+  it.each(bodies.map((b) => [JSON.stringify(b), b] as const))('scrape %s', (_label, body) => {
+    const parsed = parse(body);
+    expect(readBack(parsed)).toEqual(JSON.parse(JSON.stringify(parsed)));
+  });
+
+  // A crawl has no cache-only mode.
+  it.each(bodies.filter((b) => !('lockdown' in b) && !('minAge' in b)).map((b) => [JSON.stringify(b), b] as const))('crawl page %s', (_label, body) => {
+    const { url: _url, zeroDataRetention: _zdr, ...scrapeOptions } = body;
+    const crawl = crawlRequestSchema.parse({ url: URL, scrapeOptions });
+    // As the crawl coordinator builds a page's job (CrawlCoordinator.submit).
+    const page = { ...crawl.scrapeOptions, url: 'https://example.com/child', zeroDataRetention: crawl.zeroDataRetention };
+    const parsed = readBack(page);
+    expect(readBack(parsed)).toEqual(JSON.parse(JSON.stringify(parsed)));
+    const { url: _u, zeroDataRetention: _z, storeInCache: _s, ...options } = parsed;
+    const { storeInCache: _c, ...crawlOptions } = crawl.scrapeOptions;
+    expect(options).toEqual(JSON.parse(JSON.stringify(crawlOptions)));
   });
 });
