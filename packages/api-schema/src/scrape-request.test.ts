@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { scrapeRequestSchema, type ScrapeRequestInput } from './scrape-request.js';
 import { scrapeOptionsObjectSchema, scrapeOptionsSchema, LOCKDOWN_MAX_AGE_MS } from './scrape-options.js';
-import { crawlRequestSchema } from './crawl.js';
 import { toValidationIssues, describeValidationIssues, type ValidationIssue } from './validation-issues.js';
 
 const URL = 'https://example.com/page';
@@ -243,7 +242,8 @@ describe('url without a scheme', () => {
 /**
  * A job's request is the parsed request: a worker that runs it at once uses it as it is (JobRun.fresh),
  * one that takes it from the queue (a retry, a deferral, another worker) parses its JSON again. Both
- * must run the same request, so every parse is its own parse after a JSON round trip.
+ * must run the same request, so every parse is its own parse after a JSON round trip. (A crawl's page
+ * requests, built by its coordinator: crawl-coordinator.test.ts.)
  */
 describe('a parsed request read back from a queued job', () => {
   const bodies: Record<string, unknown>[] = [
@@ -284,18 +284,5 @@ describe('a parsed request read back from a queued job', () => {
   it.each(bodies.map((b) => [JSON.stringify(b), b] as const))('scrape %s', (_label, body) => {
     const parsed = parse(body);
     expect(readBack(parsed)).toEqual(JSON.parse(JSON.stringify(parsed)));
-  });
-
-  // A crawl has no cache-only mode.
-  it.each(bodies.filter((b) => !('lockdown' in b) && !('minAge' in b)).map((b) => [JSON.stringify(b), b] as const))('crawl page %s', (_label, body) => {
-    const { url: _url, zeroDataRetention: _zdr, ...scrapeOptions } = body;
-    const crawl = crawlRequestSchema.parse({ url: URL, scrapeOptions });
-    // As the crawl coordinator builds a page's job (CrawlCoordinator.submit).
-    const page = { ...crawl.scrapeOptions, url: 'https://example.com/child', zeroDataRetention: crawl.zeroDataRetention };
-    const parsed = readBack(page);
-    expect(readBack(parsed)).toEqual(JSON.parse(JSON.stringify(parsed)));
-    const { url: _u, zeroDataRetention: _z, storeInCache: _s, ...options } = parsed;
-    const { storeInCache: _c, ...crawlOptions } = crawl.scrapeOptions;
-    expect(options).toEqual(JSON.parse(JSON.stringify(crawlOptions)));
   });
 });
