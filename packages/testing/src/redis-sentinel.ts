@@ -29,8 +29,10 @@ interface WatchedPair {
  */
 export class RedisSentinelFixture {
   /** With a space: Redis allows one in a master's name, and the Sentinel's announcements carry it. */
-  readonly name = 'my master';
-  readonly otherName = 'other master';
+  static readonly NAME = 'my master';
+  static readonly OTHER_NAME = 'other master';
+  readonly name = RedisSentinelFixture.NAME;
+  readonly otherName = RedisSentinelFixture.OTHER_NAME;
   private readonly paused = new Set<SentinelProcess>();
 
   private constructor(
@@ -73,8 +75,8 @@ export class RedisSentinelFixture {
         started.push(replica);
         return { name, primary, replica };
       };
-      const mine = await pair('my master', p, r);
-      const other = op !== undefined && or !== undefined ? await pair('other master', op, or) : undefined;
+      const mine = await pair(RedisSentinelFixture.NAME, p, r);
+      const other = op !== undefined && or !== undefined ? await pair(RedisSentinelFixture.OTHER_NAME, op, or) : undefined;
       mkdirSync(join(dir, 'sentinel'));
       const conf = join(dir, 'sentinel', 'sentinel.conf');
       writeFileSync(conf, [
